@@ -1,0 +1,43 @@
+"""One exception root for everything the grader reports to a user.
+
+Like click's ``ClickException``, each class carries the exit status the CLI uses,
+so "you asked for something wrong" (usage), "we could not grade, rerun" (infra)
+and "graded, whatever the score" (exit 0) never blur together.
+"""
+
+from __future__ import annotations
+
+EXIT_GRADED = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_INFRA = 3
+
+
+class GraderError(Exception):
+    """Root of every error the grader explains to a user."""
+
+    exit_code = EXIT_INTERNAL
+    #: What the user can do about it; printed under the message.
+    hint: str | None = None
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+
+class UsageError(GraderError):
+    """The user asked for something that cannot be done as asked (bad path, bad option)."""
+
+    exit_code = EXIT_USAGE
+
+
+class ExerciseError(UsageError):
+    """An exercise folder or its exercise.toml is malformed; names the file and the key."""
+
+
+class InfraError(GraderError):
+    """The grading machinery failed (no engine, no image, judge died): not graded, rerun."""
+
+    exit_code = EXIT_INFRA
+    hint = "Nothing was scored. Fix the problem above and run the same command again."

@@ -1,0 +1,156 @@
+"""Load an exercise folder: its exercise.toml, and where its parts live.
+
+An exercise is a folder (``exercises/<name>/``) holding the prompt, the stub the
+candidate edits, ``probes.py`` (runs in the sandbox), ``checks/`` (hidden, judge
+side) and ``exercise.toml``. Every mistake in exercise.toml is reported with the
+file and the key, the way hypothesis names the bad argument.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from enum import Enum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from grader.errors import ExerciseError, UsageError
+
+#: Where ``grader submit attention`` looks for exercise folders by name.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXERCISES_DIR = REPO_ROOT / "exercises"
+
+
+class GpuPolicy(str, Enum):
+    NONE = "none"  # never gets a GPU; --gpus is ignored with a warning
+    OPTIONAL = "optional"  # uses a GPU when asked for; GPU checks skip without one
+    REQUIRED = "required"  # cannot be graded without --gpus
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Limits(_Strict):
+    """Sandbox limits. Every field can be set per exercise under [limits]."""
+
+    memory_mb: int = Field(1024, ge=64, description="RAM, and RAM+swap (no extra swap)")
+    cpus: float = Field(1.0, gt=0)
+    pids: int = Field(128, ge=8)
+    nofile: int = Field(256, ge=16)
+    fsize_mb: int = Field(16, ge=1, description="largest file the candidate may write")
+    tmpfs_mb: int = Field(64, ge=1, description="size of the writable /tmp")
+    call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
+    grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
+
+
+class ExerciseMeta(_Strict):
+    name: str
+    title: str
+    version: str = "1"
+    difficulty: Literal["easy", "medium", "hard"] = "medium"
+    topics: list[str] = Field(default_factory=list)
+    submission: str = Field(description="file name the candidate edits, e.g. attention.py")
+    gpu: GpuPolicy = GpuPolicy.NONE
+
+
+class ChecksConfig(_Strict):
+    default_visibility: Literal["visible", "hidden"] = "hidden"
+    seed: int = Field(0, description="default hypothesis seed: same file, same seed, same score")
+    max_examples: int = Field(25, ge=1, le=1000)
+
+
+class ForbiddenConfig(_Strict):
+    apis: list[str] = Field(default_factory=list)
+
+
+class ExerciseConfig(_Strict):
+    exercise: ExerciseMeta
+    checks: ChecksConfig = Field(default_factory=ChecksConfig)
+    limits: Limits = Field(default_factory=Limits)
+    forbidden: ForbiddenConfig = Field(default_factory=ForbiddenConfig)
+
+
+class Exercise:
+    """An exercise folder with its validated configuration."""
+
+    def __init__(self, root: Path, config: ExerciseConfig):
+        self.root = root
+        self.config = config
+
+    name = property(lambda self: self.config.exercise.name)
+    title = property(lambda self: self.config.exercise.title)
+    version = property(lambda self: self.config.exercise.version)
+    limits = property(lambda self: self.config.limits)
+    stub = property(lambda self: self.root / self.config.exercise.submission)
+    probes = property(lambda self: self.root / "probes.py")
+    checks_dir = property(lambda self: self.root / "checks")
+    readme = property(lambda self: self.root / "README.md")
+
+    @property
+    def module_name(self) -> str:
+        """The module name probes import the submission as (``attention`` for attention.py)."""
+        return Path(self.config.exercise.submission).stem
+
+    def __repr__(self) -> str:
+        return f"Exercise({self.name!r}, root={str(self.root)!r})"
+
+
+def _describe(err: ValidationError, source: Path) -> str:
+    lines = [f"{source} is not a valid exercise.toml:"]
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"])
+        got = f" (got {e['input']!r})" if e["type"] != "missing" else ""
+        lines.append(f"  [{key}] {e['msg']}{got}")
+    return "\n".join(lines)
+
+
+def load_exercise(spec: str | Path) -> Exercise:
+    """Find an exercise by folder path or by name under ``exercises/``."""
+    path = Path(spec)
+    if not (path / "exercise.toml").is_file():
+        by_name = EXERCISES_DIR / str(spec)
+        if (by_name / "exercise.toml").is_file():
+            path = by_name
+        else:
+            known = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/exercise.toml"))
+            raise UsageError(
+                f"No exercise at {str(spec)!r}: expected a folder holding exercise.toml, "
+                f"or the name of one under {EXERCISES_DIR}.",
+                hint=f"Known exercises: {', '.join(known) or '(none)'}.",
+            )
+    toml_path = path / "exercise.toml"
+    try:
+        raw = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ExerciseError(f"{toml_path} is not valid TOML: {e}") from None
+    try:
+        config = ExerciseConfig.model_validate(raw)
+    except ValidationError as e:
+        raise ExerciseError(_describe(e, toml_path)) from None
+    ex = Exercise(path.resolve(), config)
+    for part, p in [("probes", ex.probes), ("checks", ex.checks_dir), ("stub", ex.stub)]:
+        if not p.exists():
+            raise ExerciseError(f"Exercise {ex.name!r} has no {part}: {p} is missing.")
+    return ex
+
+
+def resolve_submission(exercise: Exercise, spec: str | Path | None) -> Path:
+    """The file to grade: the given file, the exercise's file inside a given folder, or the stub."""
+    if spec is None:
+        return exercise.stub
+    path = Path(spec)
+    if path.is_dir():
+        candidate = path / exercise.config.exercise.submission
+        if not candidate.is_file():
+            raise UsageError(
+                f"Folder {str(path)!r} holds no {exercise.config.exercise.submission}.",
+                hint=f"Pass the file itself, or a folder containing {exercise.config.exercise.submission}.",
+            )
+        return candidate
+    if not path.exists():
+        raise UsageError(f"Submission {str(path)!r} does not exist.")
+    if not path.is_file():
+        raise UsageError(f"Submission {str(path)!r} is not a regular file.")
+    return path

@@ -1,0 +1,120 @@
+"""The grading report: the single source every scorecard format is rendered from.
+
+Plain data, like pytest's ``TestReport``: closed sets are Enums, and
+``to_json`` / ``from_json`` round-trip exactly, so a stored report can be
+re-rendered or re-summarised without grading again. pydantic validates a report
+read back from disk, so a hand-edited or truncated file fails with a message that
+names the bad field instead of rendering nonsense.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+#: Candidate output kept per check, in characters; the rest is dropped, visibly.
+OUTPUT_CAP = 4000
+TRUNCATION_NOTE = "\n[... output truncated by the grader: {dropped} more characters not shown]"
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"  # the answer was wrong, or a forbidden API was used
+    ERROR = "error"  # the submission raised, crashed, or broke the protocol
+    TIMEOUT = "timeout"  # a call or the whole grading ran past its deadline
+    SKIPPED = "skipped"  # not applicable here (e.g. a GPU check without a GPU); not counted
+
+
+class Visibility(str, Enum):
+    VISIBLE = "visible"  # a candidate sees the message, counterexample and hint
+    HIDDEN = "hidden"  # a candidate sees the name, points and status only
+
+
+def cap_text(text: str, limit: int = OUTPUT_CAP) -> tuple[str, bool]:
+    """Return ``text`` cut to ``limit`` characters with a visible note, and whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + TRUNCATION_NOTE.format(dropped=len(text) - limit), True
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+class CheckResult(_Model):
+    id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
+    name: str = Field(description="first line of the check's docstring")
+    status: Status
+    score: float
+    max_score: float
+    visibility: Visibility
+    message: str = ""
+    details: str = ""
+    counterexample: str | None = None
+    hint: str | None = None
+    forbidden: list[str] = Field(default_factory=list)
+    output: str = ""
+    output_truncated: bool = False
+    duration_s: float = 0.0
+
+
+class ForbiddenHit(_Model):
+    api: str
+    how: str = Field(description="'static' (found in the source) or 'runtime' (called during a check)")
+    where: str = Field(description="file:line for static hits, the check id for runtime hits")
+    check: str | None = None
+
+
+class Environment(_Model):
+    submission_name: str = ""
+    submission_sha256: str = ""
+    exercise_version: str = ""
+    sandbox: str = ""
+    image: str | None = None
+    image_id: str | None = None
+    torch_version: str | None = Field(default=None, description="torch inside the sandbox")
+    judge_torch_version: str | None = None
+    python_version: str | None = None
+    grader_version: str = ""
+    limits: dict = Field(default_factory=dict)
+    hypothesis_seed: int = 0
+    gpus: str | None = None
+
+
+class Report(_Model):
+    schema_version: int = SCHEMA_VERSION
+    exercise: str
+    title: str = ""
+    graded: bool
+    not_graded_reason: str | None = None
+    score: float = 0.0
+    max_score: float = 0.0
+    checks: list[CheckResult] = Field(default_factory=list)
+    forbidden: list[ForbiddenHit] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    started_at: str = ""
+    duration_s: float = 0.0
+    environment: Environment = Field(default_factory=Environment)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        return cls.model_validate_json(text)
+
+    def counts(self) -> dict[Status, int]:
+        """How many checks ended in each status (every status present, zero included)."""
+        out = {s: 0 for s in Status}
+        for c in self.checks:
+            out[c.status] += 1
+        return out
+
+
+def total(checks: list[CheckResult]) -> tuple[float, float]:
+    """Score and max score of ``checks``; skipped checks count toward neither."""
+    counted = [c for c in checks if c.status is not Status.SKIPPED]
+    return sum(c.score for c in counted), sum(c.max_score for c in counted)

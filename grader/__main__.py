@@ -1,0 +1,2 @@
+from grader.cli import main
+main()

@@ -1,0 +1,50 @@
+"""``grader sandbox ...``: the runtime image (a thin layer over grader.sandbox.image)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from grader.errors import GraderError
+
+
+def _fail(e: GraderError) -> None:
+    click.echo(f"error: {e}", err=True)
+    if e.hint:
+        click.echo(f"hint: {e.hint}", err=True)
+    sys.exit(e.exit_code)
+
+
+@click.group("sandbox")
+def sandbox() -> None:
+    """The sandbox runtime image (Docker)."""
+
+
+@sandbox.command("build")
+@click.option(
+    "--base",
+    type=click.Choice(["auto", "debootstrap", "registry"]),
+    default="auto",
+    show_default=True,
+    help="Base image: 'debootstrap' makes grader-base:bookworm offline from the apt "
+    "mirror (needs root); 'registry' uses python:3.11-slim-bookworm; 'auto' picks "
+    "debootstrap when possible.",
+)
+@click.option("--force", is_flag=True, help="Rebuild (without the layer cache) even if up to date.")
+def build(base: str, force: bool) -> None:
+    """Build the runtime image grader-runtime:<hash>, if it is not up to date."""
+    from grader.sandbox import engine, image
+
+    try:
+        t0 = time.monotonic()
+        client = engine.connect()
+        name = image.runtime_image_name()
+        existed = image.find_runtime_image(client) is not None
+        img = image.build_runtime_image(client, base=base, force=force, log=click.echo)
+        info = image.image_info(img)
+        verb = "up to date" if existed and not force else "built"
+        click.echo(f"{name} {verb}: id {info['id']} ({time.monotonic() - t0:.1f} s)")
+    except GraderError as e:
+        _fail(e)

@@ -1,0 +1,100 @@
+"""What a check sees when it calls the sandbox: a value, or an exception that says why not.
+
+``CheckSandbox.call`` turns a ``CallResult`` into the probe's return value, or
+raises: ``CandidateError`` when the candidate's code raised (a check may expect
+that, see ``candidate_raises``), and a ``SandboxFailure`` subclass when there is
+no answer at all. The plugin maps each to the check's status. Output, forbidden
+API hits and timing of every call are recorded for the check that made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from grader.sandbox.client import CallResult, Failure
+
+
+class CandidateError(Exception):
+    """The candidate's code raised inside the sandbox; carries the data the worker sent."""
+
+    def __init__(self, probe: str, error: dict):
+        self.probe = probe
+        self.type_name: str = error["type"]
+        self.qualnames: list[str] = error["qualnames"]
+        self.builtin: bool = error["builtin"]
+        self.message: str = error["message"]
+        self.traceback: str = error["traceback"]
+        super().__init__(f"{self.type_name}: {self.message}" if self.message else self.type_name)
+
+    def is_a(self, name: str) -> bool:
+        """True when the candidate's exception is ``name`` or a subclass of it (by class name)."""
+        return name in self.qualnames
+
+
+class SandboxFailure(Exception):
+    """No answer came back: the check cannot pass. Subclasses say why."""
+
+
+class SandboxTimeout(SandboxFailure):
+    pass
+
+
+class SandboxCrash(SandboxFailure):
+    pass
+
+
+class ProtocolViolation(SandboxFailure):
+    pass
+
+
+_FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation}
+
+
+@dataclass
+class CheckRecord:
+    """Everything the sandbox said during one check."""
+
+    output: list[str] = field(default_factory=list)
+    output_dropped: int = 0
+    forbidden: list[str] = field(default_factory=list)
+    calls: int = 0
+    sandbox_s: float = 0.0
+    #: Set after a timeout or crash: later calls in the same check fail the same way at
+    #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
+    lost: "SandboxFailure | None" = None
+
+    def add(self, result: CallResult) -> None:
+        self.calls += 1
+        self.sandbox_s += result.duration_s
+        if result.output:
+            self.output.append(result.output)
+        self.output_dropped += result.output_dropped
+        for api in result.forbidden:
+            if api not in self.forbidden:
+                self.forbidden.append(api)
+
+
+class CheckSandbox:
+    """The ``sandbox`` fixture: ``sandbox.call("probe", *args, **kwargs)``."""
+
+    def __init__(self, sandbox):
+        self._sandbox = sandbox
+        self.record = CheckRecord()
+
+    @property
+    def gpus(self) -> int:
+        self._sandbox.ensure_started()
+        return int(self._sandbox.hello.get("gpus") or 0)
+
+    def call(self, probe: str, *args, **kwargs):
+        """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
+        if self.record.lost is not None:
+            raise type(self.record.lost)(str(self.record.lost))
+        result = self._sandbox.call(probe, args, kwargs)
+        self.record.add(result)
+        if result.failure is not None:
+            self.record.lost = _FAILURES.get(result.failure, SandboxFailure)(result.failure_message)
+            raise type(self.record.lost)(result.failure_message)
+        if result.error is not None:
+            raise CandidateError(probe, result.error)
+        return result.value

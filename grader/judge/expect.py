@@ -1,0 +1,55 @@
+"""Assertions for data that came back from the sandbox, with messages that name the problem.
+
+Use ``expect_tensor`` on every tensor before comparing it: it proves the value is
+an exact ``torch.Tensor`` (not a subclass, not an "always equal" object) of the
+shape and dtype the contract promises, and finite unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import torch
+
+from grader.judge.calls import CandidateError
+
+
+def _shape(value) -> tuple:
+    return tuple(value.shape)
+
+
+def expect_tensor(value, *, shape=None, dtype: torch.dtype | None = None, finite: bool = True,
+                  name: str = "output") -> torch.Tensor:
+    """Assert ``value`` is a plain tensor with this shape, dtype and (by default) only finite values."""
+    if type(value) is not torch.Tensor:
+        got = getattr(value, "type_name", type(value).__name__)
+        raise AssertionError(f"{name}: expected a torch.Tensor, got {got}")
+    if shape is not None and _shape(value) != tuple(shape):
+        raise AssertionError(f"{name}: expected shape {tuple(shape)}, got {_shape(value)}")
+    if dtype is not None and value.dtype != dtype:
+        raise AssertionError(f"{name}: expected dtype {dtype}, got {value.dtype}")
+    if finite and value.is_floating_point() and not bool(torch.isfinite(value).all()):
+        bad = (~torch.isfinite(value)).sum().item()
+        kinds = "NaN" if torch.isnan(value).any() else "inf"
+        raise AssertionError(f"{name}: {bad} of {value.numel()} values are not finite ({kinds})")
+    return value
+
+
+@contextmanager
+def candidate_raises(exception: str, *, match: str | None = None):
+    """Assert the sandbox call inside the block raised ``exception`` (by class name, subclasses too).
+
+    ``match`` is a regular expression searched in the exception's message, as in
+    ``pytest.raises``. Exceptions are named, not imported, because the class lives
+    in the sandbox and only its name and message come back.
+    """
+    try:
+        yield
+    except CandidateError as e:
+        if not e.is_a(exception):
+            raise AssertionError(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
+        if match is not None and not re.search(match, e.message):
+            raise AssertionError(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
+        return
+    raise AssertionError(f"expected {exception} to be raised, but nothing was raised")

@@ -1,0 +1,290 @@
+"""The judge as a pytest plugin: checks are ordinary tests; this turns them into scored outcomes.
+
+Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
+the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
+chosen for grading, and one outcome per collected check, written as JSON lines
+to ``--grader-events`` (so a judge killed half-way still leaves what it found):
+
+    {"event": "collected", "checks": [spec, ...]}   before any candidate code runs
+    {"event": "result", ...CheckResult fields}       one per check
+    {"event": "sandbox", ...}                        what the sandbox reported about itself
+    {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
+    {"event": "finished"}
+
+An author can run the checks against any file the same way:
+``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from grader.errors import GraderError
+from grader.exercise import Exercise, load_exercise
+from grader.judge import counterexample
+from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.reports.model import CheckResult, Status, Visibility, cap_text
+from grader.sandbox.client import SandboxStartError
+
+MARKERS = [
+    "points(n): points this check is worth (default 1)",
+    "visibility(kind): 'visible' or 'hidden' (default from exercise.toml [checks] default_visibility)",
+    "hint(text): shown to a candidate when this visible check fails",
+    "gpu: needs a GPU in the sandbox; skipped with a reason without one (exercise gpu policy decides)",
+]
+
+#: Shrinking is bounded so a failing property check costs seconds, not minutes.
+MAX_SHRINKS = 60
+MAX_SHRINKING_SECONDS = 20
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("grader", "grading a submission")
+    group.addoption("--grader-submission", help="the candidate's file to grade")
+    group.addoption("--grader-exercise", help="exercise folder (default: the folder above the checks)")
+    group.addoption("--grader-sandbox", default="inprocess", help="docker | local | inprocess (default)")
+    group.addoption("--grader-events", help="write one JSON line per event here")
+    group.addoption("--grader-image", help="runtime image (docker sandbox)")
+    group.addoption("--grader-gpus", help="GPU request, as for `grader submit --gpus`")
+    group.addoption("--grader-id", help="grading id used to label containers")
+
+
+def pytest_configure(config):
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    submission = config.getoption("grader_submission")
+    if submission:
+        config.pluginmanager.register(GraderPlugin(config, Path(submission)), "grader-judge")
+
+
+def _infer_exercise(config) -> Exercise:
+    given = config.getoption("grader_exercise")
+    if given:
+        return load_exercise(given)
+    for arg in config.args:
+        for folder in [Path(arg).resolve(), *Path(arg).resolve().parents]:
+            if (folder / "exercise.toml").is_file():
+                return load_exercise(folder)
+    raise pytest.UsageError("--grader-exercise not given and no exercise.toml above the checks")
+
+
+def _bound_shrinking() -> None:
+    # Private constants of hypothesis' engine; if a release renames them, its defaults apply.
+    from hypothesis.internal.conjecture import engine
+
+    if hasattr(engine, "MAX_SHRINKS"):
+        engine.MAX_SHRINKS = MAX_SHRINKS
+    if hasattr(engine, "MAX_SHRINKING_SECONDS"):
+        engine.MAX_SHRINKING_SECONDS = MAX_SHRINKING_SECONDS
+
+
+class GraderPlugin:
+    def __init__(self, config, submission: Path):
+        from hypothesis import HealthCheck, settings
+
+        self.config = config
+        self.exercise = _infer_exercise(config)
+        self.events_path = config.getoption("grader_events")
+        self.specs: dict[str, dict] = {}
+        self.phases: dict[str, dict] = {}
+        self.current: CheckSandbox | None = None
+        self.infra: str | None = None
+        self.session = None
+        settings.register_profile(
+            "grader", deadline=None, database=None, print_blob=False,
+            max_examples=self.exercise.config.checks.max_examples,
+            suppress_health_check=list(HealthCheck),
+        )
+        settings.load_profile("grader")
+        _bound_shrinking()
+
+        from grader.sandbox.factory import open_sandbox
+        from grader.sandbox.gpu import parse_gpus
+
+        gpus = config.getoption("grader_gpus")
+        self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
+        self.box = None
+        self.sandbox_info: dict = {}
+        try:
+            self.box, self.sandbox_info = open_sandbox(
+                config.getoption("grader_sandbox"), exercise=self.exercise, submission=submission,
+                workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
+                gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"))
+            self.box.start_in_background()  # the container boots while pytest collects
+        except GraderError as e:
+            self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
+
+    # ------------------------------------------------------------ events
+
+    def _emit(self, event: dict) -> None:
+        if self.events_path:
+            with open(self.events_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(event) + "\n")
+
+    def _infra(self, reason: str) -> None:
+        if self.infra is None:
+            self.infra = reason
+            self._emit({"event": "infra", "reason": reason})
+
+    # ------------------------------------------------------------ collection
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self._infra(f"the exercise's checks failed to load ({report.nodeid or 'checks'}): "
+                        f"{report.longreprtext[-1500:]}")
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        self.session = session
+        default = self.exercise.config.checks.default_visibility
+        for item in items:
+            self.specs[item.nodeid] = _spec(item, default)
+        self._emit({"event": "collected", "checks": list(self.specs.values())})
+        if self.infra is not None:
+            items[:] = []  # nothing can be trusted: run no candidate code
+
+    # ------------------------------------------------------------ the fixture
+
+    @pytest.fixture
+    def sandbox(self):
+        """The candidate's sandbox: ``sandbox.call("probe", *args, **kwargs)``."""
+        if self.box is None:
+            pytest.fail("the sandbox could not be opened", pytrace=False)
+        self.current = CheckSandbox(self.box)
+        return self.current
+
+    # ------------------------------------------------------------ running
+
+    def pytest_runtest_setup(self, item):
+        self.current = None
+        self.phases[item.nodeid] = {"start": time.perf_counter()}
+        if item.get_closest_marker("gpu") is not None and self.box is not None:
+            from grader.sandbox.gpu import gpu_skip_reason
+
+            try:
+                self.box.ensure_started()
+                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, int(self.box.hello.get("gpus") or 0))
+            except (GraderError, SandboxStartError) as e:
+                self._infra(str(e))
+                pytest.skip("not graded")
+            if reason:
+                pytest.skip(reason)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        state = self.phases.setdefault(item.nodeid, {"start": time.perf_counter()})
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            state["report"] = report
+            state["excinfo"] = call.excinfo
+        return report
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        state = self.phases.pop(nodeid, {})
+        spec = self.specs.get(nodeid)
+        if spec is None:
+            return
+        record = self.current.record if self.current is not None else None
+        self.current = None
+        result = self._outcome(spec, state, record)
+        result.duration_s = round(time.perf_counter() - state.get("start", time.perf_counter()), 4)
+        self._emit({"event": "result", **result.model_dump(mode="json")})
+        if self.infra is not None:
+            self.session.shouldstop = f"not graded: {self.infra}"
+
+    def _outcome(self, spec: dict, state: dict, record) -> CheckResult:
+        result = CheckResult(id=spec["id"], name=spec["name"], status=Status.PASSED, score=0.0,
+                             max_score=spec["points"], visibility=Visibility(spec["visibility"]), hint=spec["hint"])
+        if record is not None:
+            text = "".join(record.output)
+            if record.output_dropped:
+                text += f"\n[... {record.output_dropped} more bytes dropped in the sandbox]"
+            result.output, result.output_truncated = cap_text(text)
+            result.output_truncated = result.output_truncated or record.output_dropped > 0
+            result.forbidden = list(record.forbidden)
+        report, excinfo = state.get("report"), state.get("excinfo")
+        if report is None:
+            result.status, result.message = Status.ERROR, "the check produced no outcome"
+        elif report.skipped:
+            result.status = Status.SKIPPED
+            result.message = _skip_reason(report)
+        elif report.failed:
+            _classify(result, excinfo, report)
+            if isinstance(_root(excinfo.value if excinfo else None), SandboxStartError):
+                self._infra(str(_root(excinfo.value)))
+        if result.forbidden:
+            result.status = Status.FAILED
+            result.message = (f"used forbidden API {', '.join(result.forbidden)}: no credit for this check"
+                              + (f" ({result.message})" if result.message else ""))
+        if result.status is Status.PASSED:
+            result.score = result.max_score
+        return result
+
+    def pytest_sessionfinish(self, session):
+        if self.box is not None:
+            hello = getattr(self.box, "hello", None) or {}
+            self._emit({"event": "sandbox", **self.sandbox_info, "torch": hello.get("torch"),
+                        "python": hello.get("python"), "gpus": hello.get("gpus"),
+                        "starts": getattr(self.box, "starts", 0),
+                        "tripwire_missing": hello.get("tripwire_missing", [])})
+            self.box.close()
+        self._workdir.cleanup()
+        self._emit({"event": "finished"})
+
+
+def _spec(item, default_visibility: str) -> dict:
+    doc = (getattr(item, "obj", None).__doc__ or "").strip() if getattr(item, "obj", None) else ""
+    name = doc.splitlines()[0].strip() if doc else item.name.removeprefix("test_").replace("_", " ")
+    if getattr(item, "callspec", None) is not None:
+        name += f" [{item.callspec.id}]"
+    points = item.get_closest_marker("points")
+    visibility = item.get_closest_marker("visibility")
+    hint = item.get_closest_marker("hint")
+    value = points.args[0] if points else 1
+    if not isinstance(value, (int, float)) or value < 0:
+        raise pytest.UsageError(f"{item.nodeid}: points must be a number >= 0, got {value!r}")
+    kind = visibility.args[0] if visibility else default_visibility
+    if kind not in ("visible", "hidden"):
+        raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
+    return {"id": item.nodeid, "name": name, "points": float(value), "visibility": kind,
+            "hint": hint.args[0] if hint else None, "documented": bool(doc)}
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return "skipped"
+
+
+def _root(exc):
+    """The first leaf of an exception group (hypothesis reports several distinct failures as one)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _classify(result: CheckResult, excinfo, report) -> None:
+    exc = _root(excinfo.value) if excinfo is not None else None
+    result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
+    if isinstance(exc, SandboxTimeout):
+        result.status, result.message = Status.TIMEOUT, str(exc)
+    elif isinstance(exc, (SandboxFailure, SandboxStartError)):
+        result.status, result.message = Status.ERROR, str(exc)
+        if isinstance(exc, SandboxCrash):
+            result.message += " (exit codes and printed text never count)"
+    elif isinstance(exc, CandidateError):
+        result.status = Status.ERROR
+        result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
+        result.details = exc.traceback
+    else:
+        result.status = Status.FAILED
+        text = str(exc) if exc is not None else ""
+        result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        result.details = report.longreprtext[-4000:]

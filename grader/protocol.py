@@ -1,0 +1,218 @@
+"""The framed protocol between the judge and the sandbox worker.
+
+Both sides import this module, and it imports only the standard library, torch
+and safetensors: the worker runs it from a read-only copy inside a bare runtime
+image. Nothing here can execute code from the other side:
+
+- a frame is ``MAGIC`` + a 4-byte big-endian payload length + the payload;
+- a payload is a 4-byte JSON length, a UTF-8 JSON header, then an optional
+  safetensors blob holding every tensor the header refers to.
+
+Values are JSON with a few tagged forms: ``{"$tensor": "t0"}`` (a tensor in the
+blob), ``{"$tuple": [...]}``, ``{"$float": "nan"|"inf"|"-inf"}`` and, from the
+worker only, ``{"$object": type_name, "repr": text}`` for anything that is not
+plain data (a Tensor subclass, a module, an "always equal" object...). Decoding
+enforces size and depth caps, and tensors are rebuilt by safetensors, so what the
+judge receives is always an exact ``torch.Tensor`` whatever the sandbox sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+
+MAGIC = b"GRDR"
+_HEADER = struct.Struct(">4sI")
+_JSON_LEN = struct.Struct(">I")
+
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+MAX_JSON_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_TENSORS = 4096
+
+
+class ProtocolError(Exception):
+    """The peer sent something that is not a well-formed frame or value."""
+
+
+class Opaque:
+    """Stands in for a non-plain object the sandbox returned: its type name and a capped repr.
+
+    It compares equal to nothing (not even another Opaque), so a candidate's
+    "always equal" object can never satisfy an assertion.
+    """
+
+    __slots__ = ("type_name", "repr")
+
+    def __init__(self, type_name: str, repr: str):
+        self.type_name = type_name
+        self.repr = repr
+
+    def __eq__(self, other):
+        return False
+
+    def __ne__(self, other):
+        return True
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<opaque {self.type_name}: {self.repr}>"
+
+
+def _torch():
+    import torch  # imported lazily: the judge's CLI process should not pay for torch
+
+    return torch
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _encode_value(value, tensors: dict, depth: int, strict: bool):
+    if depth > MAX_DEPTH:
+        raise ProtocolError(f"value nested deeper than {MAX_DEPTH} levels")
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        if math.isfinite(value):
+            return value
+        return {"$float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if type(value) in (list, tuple):
+        items = [_encode_value(v, tensors, depth + 1, strict) for v in value]
+        return items if type(value) is list else {"$tuple": items}
+    if type(value) is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str or k.startswith("$"):
+                if strict:
+                    raise ProtocolError(f"dict keys must be plain strings not starting with '$', got {k!r}")
+                return _opaque(value)
+            out[k] = _encode_value(v, tensors, depth + 1, strict)
+        return out
+    torch = _torch()
+    if type(value) is torch.Tensor or (type(value) is torch.nn.Parameter):
+        if len(tensors) >= MAX_TENSORS:
+            raise ProtocolError(f"more than {MAX_TENSORS} tensors in one message")
+        name = f"t{len(tensors)}"
+        tensors[name] = value.detach().to("cpu").contiguous().clone()
+        return {"$tensor": name}
+    if type(value) is torch.dtype:
+        return {"$dtype": str(value).removeprefix("torch.")}
+    if strict:
+        raise ProtocolError(f"cannot send a {type(value).__name__}: only plain data and tensors cross")
+    return _opaque(value)
+
+
+def _opaque(value) -> dict:
+    try:
+        text = repr(value)
+    except BaseException as e:  # a hostile __repr__ must not break the worker
+        text = f"<repr raised {type(e).__name__}>"
+    return {"$object": type(value).__name__, "repr": text[:200]}
+
+
+def encode(message: dict, *, strict: bool = True) -> bytes:
+    """Encode a message (a dict of plain data and tensors) into one frame.
+
+    ``strict=False`` (the worker, encoding candidate results) turns non-plain
+    objects into opaque descriptors instead of refusing them.
+    """
+    tensors: dict = {}
+    header = _encode_value(message, tensors, 0, strict)
+    body = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    blob = b""
+    if tensors:
+        from safetensors.torch import save
+
+        blob = save(tensors)
+    payload = _JSON_LEN.pack(len(body)) + body + blob
+    if len(payload) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"message of {len(payload)} bytes exceeds {MAX_FRAME_BYTES}")
+    return _HEADER.pack(MAGIC, len(payload)) + payload
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def _decode_value(value, tensors: dict, depth: int):
+    if depth > MAX_DEPTH:
+        raise ProtocolError(f"value nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, list):
+        return [_decode_value(v, tensors, depth + 1) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1 and "$tensor" in value:
+        try:
+            return tensors[value["$tensor"]]
+        except (KeyError, TypeError):
+            raise ProtocolError(f"reference to a missing tensor {value['$tensor']!r}") from None
+    if len(value) == 1 and "$tuple" in value and isinstance(value["$tuple"], list):
+        return tuple(_decode_value(v, tensors, depth + 1) for v in value["$tuple"])
+    if len(value) == 1 and value.get("$float") in ("nan", "inf", "-inf"):
+        return float(value["$float"])
+    if len(value) == 1 and isinstance(value.get("$dtype"), str):
+        dtype = getattr(_torch(), value["$dtype"], None)
+        if not isinstance(dtype, _torch().dtype):
+            raise ProtocolError(f"unknown dtype {value['$dtype']!r}")
+        return dtype
+    if set(value) == {"$object", "repr"}:
+        return Opaque(str(value["$object"])[:200], str(value["repr"])[:200])
+    if any(k.startswith("$") for k in value):
+        raise ProtocolError(f"unknown tagged value with keys {sorted(value)[:5]}")
+    return {k: _decode_value(v, tensors, depth + 1) for k, v in value.items()}
+
+
+def _reject_constant(name):
+    raise ProtocolError(f"bare {name} in JSON; non-finite floats must be tagged")
+
+
+def decode(payload: bytes) -> dict:
+    """Decode one frame's payload (without the 8-byte frame header)."""
+    if len(payload) < _JSON_LEN.size:
+        raise ProtocolError("payload shorter than its length prefix")
+    (n,) = _JSON_LEN.unpack_from(payload)
+    if n > MAX_JSON_BYTES or _JSON_LEN.size + n > len(payload):
+        raise ProtocolError(f"JSON header length {n} is out of bounds")
+    try:
+        header = json.loads(payload[4 : 4 + n], parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:
+        raise ProtocolError(f"JSON header does not parse: {e}") from None
+    blob = payload[4 + n :]
+    tensors = {}
+    if blob:
+        from safetensors.torch import load
+
+        try:
+            tensors = load(bytes(blob))
+        except Exception as e:
+            raise ProtocolError(f"tensor blob is not valid safetensors: {e}") from None
+        if len(tensors) > MAX_TENSORS:
+            raise ProtocolError(f"more than {MAX_TENSORS} tensors in one message")
+    message = _decode_value(header, tensors, 0)
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError("a message must be an object with a string 'type'")
+    return message
+
+
+def read_exactly(read, n: int) -> bytes:
+    """Read ``n`` bytes with ``read(k)``; EOFError if the stream ends first."""
+    chunks, got = [], 0
+    while got < n:
+        chunk = read(n - got)
+        if not chunk:
+            raise EOFError(f"stream ended after {got} of {n} bytes")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(read) -> dict:
+    """Read and decode one frame from a ``read(n) -> bytes`` callable."""
+    magic, length = _HEADER.unpack(read_exactly(read, _HEADER.size))
+    if magic != MAGIC:
+        raise ProtocolError(f"bad frame magic {magic!r}: something other than the worker wrote to the channel")
+    if length > MAX_FRAME_BYTES:
+        raise ProtocolError(f"frame of {length} bytes exceeds {MAX_FRAME_BYTES}")
+    return decode(read_exactly(read, length))

@@ -1,0 +1,327 @@
+"""Render a :class:`~grader.reports.model.Report` as HTML or Markdown, and write report files.
+
+Everything here reads the report data alone, so a stored JSON report re-renders
+without grading again. Redaction for an audience happens once, in
+:func:`scorecard_view`, before any template sees the data: a template cannot leak
+what it was never given. The terminal renderer (``terminal.py``) reads the same view.
+
+Candidate output and messages are untrusted text. HTML templates are autoescaped;
+Markdown goes through :func:`md_text`, :func:`md_code` and :func:`md_fence`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from grader.errors import UsageError
+from grader.reports.model import CheckResult, Report, Status, Visibility
+
+Audience = Literal["panel", "candidate"]
+AUDIENCES: tuple[str, ...] = ("panel", "candidate")
+
+#: Status -> symbol; the word is always shown beside it, so colour is never the only cue.
+SYMBOLS: dict[Status, str] = {
+    Status.PASSED: "✓",
+    Status.FAILED: "✗",
+    Status.ERROR: "!",
+    Status.TIMEOUT: "⧖",
+    Status.SKIPPED: "○",
+}
+#: Statuses whose message, counterexample, hint and output get their own section.
+PROBLEMS = (Status.FAILED, Status.ERROR, Status.TIMEOUT)
+
+
+def fmt_points(value: float) -> str:
+    """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"``."""
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def short_hash(value: str | None, n: int = 12) -> str:
+    """First ``n`` hex digits of a digest, without a ``sha256:`` prefix."""
+    if not value:
+        return ""
+    return value.split(":", 1)[-1][:n]
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """One check as an audience may see it; redacted fields are already empty."""
+
+    id: str
+    name: str
+    status: str  # the status word: passed, failed, ...
+    symbol: str
+    points: str  # "2/3", or "—" when the report was not graded
+    hidden: bool
+    redacted: bool  # hidden details withheld from this audience
+    message: str
+    details: str
+    counterexample: str | None
+    hint: str | None
+    forbidden: list[str]
+    output: str
+    output_truncated: bool
+    duration_s: float
+
+    @property
+    def summary(self) -> str:
+        """The message's first line, for a table cell."""
+        return self.message.strip().split("\n", 1)[0]
+
+    @property
+    def forbidden_unmentioned(self) -> list[str]:
+        """Forbidden APIs the summary does not already name, for a table cell."""
+        return [api for api in self.forbidden if api not in self.summary]
+
+    @property
+    def is_problem(self) -> bool:
+        return self.status in {s.value for s in PROBLEMS}
+
+
+@dataclass(frozen=True)
+class HitView:
+    api: str
+    how: str
+    where: str
+
+
+@dataclass(frozen=True)
+class ScorecardView:
+    """What every renderer shows, for one audience."""
+
+    audience: str
+    exercise: str
+    title: str
+    graded: bool
+    not_graded_reason: str
+    score: str | None  # "7", None when not graded
+    max_score: str | None
+    percent: int | None
+    counts: list[tuple[str, str, int]]  # (symbol, word, n) for statuses that occur
+    checks: list[CheckView]
+    problems: list[CheckView]  # not redacted, failed / error / timeout
+    forbidden: list[HitView]
+    warnings: list[str]
+    environment: list[tuple[str, str]]  # (label, value), empty values left out
+    started_at: str
+    duration: str
+
+    @property
+    def counts_line(self) -> str:
+        """``"✓ 2 passed · ✗ 3 failed"``: each status that occurs, with its count."""
+        return " · ".join(f"{symbol} {n} {word}" for symbol, word, n in self.counts)
+
+
+def check_audience(audience: str) -> str:
+    if audience not in AUDIENCES:
+        raise UsageError(
+            f"Unknown audience {audience!r}; expected one of: {', '.join(AUDIENCES)}.",
+            hint="Use 'candidate' for a report shared with the candidate, 'panel' for the hiring panel.",
+        )
+    return audience
+
+
+def _check_view(c: CheckResult, *, audience: str, graded: bool) -> CheckView:
+    hidden = c.visibility is Visibility.HIDDEN
+    redacted = hidden and audience == "candidate"
+    return CheckView(
+        id=c.id,
+        name=c.name or c.id,
+        status=c.status.value,
+        symbol=SYMBOLS[c.status],
+        points=f"{fmt_points(c.score)}/{fmt_points(c.max_score)}" if graded else "—",
+        hidden=hidden,
+        redacted=redacted,
+        message="" if redacted else c.message,
+        details="" if redacted else c.details,
+        counterexample=None if redacted else c.counterexample,
+        hint=None if redacted else c.hint,
+        forbidden=[] if redacted else list(c.forbidden),  # report-level hits still name the API
+        output="" if redacted else c.output,
+        output_truncated=False if redacted else c.output_truncated,
+        duration_s=c.duration_s,
+    )
+
+
+def _environment_rows(report: Report) -> list[tuple[str, str]]:
+    e = report.environment
+    image = " ".join(x for x in (e.image or "", f"({short_hash(e.image_id)})" if e.image_id else "") if x)
+    rows = [
+        ("Submission", e.submission_name),
+        ("SHA-256", short_hash(e.submission_sha256, 16)),
+        ("Exercise version", e.exercise_version),
+        ("Sandbox", e.sandbox),
+        ("Image", image),
+        ("torch (sandbox)", e.torch_version or ""),
+        ("torch (judge)", e.judge_torch_version or ""),
+        ("Python", e.python_version or ""),
+        ("GPUs", e.gpus or ""),
+        ("Hypothesis seed", str(e.hypothesis_seed)),
+        ("Limits", ", ".join(f"{k}={v}" for k, v in sorted(e.limits.items()))),
+        ("Grader", e.grader_version),
+    ]
+    return [(label, value) for label, value in rows if value]
+
+
+def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
+    """The report as ``audience`` may see it: hidden checks' details withheld for a candidate."""
+    check_audience(audience)
+    checks = [_check_view(c, audience=audience, graded=report.graded) for c in report.checks]
+    names = {c.id: c.name for c in checks}
+    hidden_ids = {c.id for c in checks if c.redacted}
+    forbidden = [
+        # A runtime hit names the check it happened in; a candidate sees a hidden check's name, not its id.
+        HitView(h.api, h.how, names[h.where] if h.where in hidden_ids else h.where)
+        for h in report.forbidden
+    ]
+    counts = report.counts()
+    graded = report.graded
+    return ScorecardView(
+        audience=audience,
+        exercise=report.exercise,
+        title=report.title or report.exercise,
+        graded=graded,
+        not_graded_reason=(report.not_graded_reason or "no reason recorded") if not graded else "",
+        score=fmt_points(report.score) if graded else None,
+        max_score=fmt_points(report.max_score) if graded else None,
+        percent=round(100 * report.score / report.max_score) if graded and report.max_score > 0 else None,
+        counts=[(SYMBOLS[s], s.value, n) for s, n in counts.items() if n],
+        checks=checks,
+        problems=[c for c in checks if c.is_problem and not c.redacted],
+        forbidden=forbidden,
+        warnings=list(report.warnings),
+        environment=_environment_rows(report),
+        started_at=report.started_at,
+        duration=f"{report.duration_s:.1f} s",
+    )
+
+
+# --- Markdown escaping ------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+
+
+def _html_entities(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_text(value: object) -> str:
+    """Untrusted text as inline Markdown, safe in a table cell too.
+
+    No raw HTML (``<`` ``>`` ``&`` as entities), pipes and formatting characters
+    backslash-escaped, line breaks as ``<br>`` so a cell stays on one line.
+    """
+    text = _MD_SPECIAL.sub(r"\\\1", _html_entities(str(value or "").strip()))
+    return "<br>".join(line.strip() for line in text.splitlines())
+
+
+def md_code(value: object) -> str:
+    """Untrusted text as a one-line Markdown code span, safe in a table cell."""
+    text = " ".join(str(value or "").split()).replace("|", "\\|")
+    if not text:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def md_fence(value: object, lang: str = "text") -> str:
+    """A fenced code block that the content cannot close early (fence longer than any backtick run)."""
+    text = str(value or "").rstrip("\n")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+# --- Templates ----------------------------------------------------------------------------------
+
+_env = Environment(
+    loader=PackageLoader("grader.reports", "templates"),
+    # "scorecard.html.j2" ends in ".j2": list "html.j2" too, or the HTML would not be escaped.
+    autoescape=select_autoescape(["html", "htm", "html.j2", "j2.html"], default_for_string=True, default=False),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_env.filters.update(md_text=md_text, md_code=md_code, md_fence=md_fence, short_hash=short_hash)
+
+
+def render_html(report: Report, *, audience: Audience = "panel") -> str:
+    """A self-contained HTML scorecard (inline CSS, no scripts, no remote assets)."""
+    return _env.get_template("scorecard.html.j2").render(v=scorecard_view(report, audience=audience))
+
+
+def render_markdown(report: Report, *, audience: Audience = "panel") -> str:
+    """A Markdown scorecard (GitHub-flavoured tables)."""
+    return _env.get_template("scorecard.md.j2").render(v=scorecard_view(report, audience=audience))
+
+
+# --- Files ---------------------------------------------------------------------------------------
+
+
+def _check_target(path: str | os.PathLike[str], kind: str) -> Path:
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"Cannot write the {kind} report to {str(p)!r}: it is a directory.",
+                         hint=f"Give a file path, e.g. {str(p / ('report.' + kind.lower()))!r}.")
+    if p.suffix.lower() == ".py" or (p.exists() and p.resolve().suffix.lower() == ".py"):
+        raise UsageError(f"Refusing to write the {kind} report to {str(p)!r}: it is a Python file "
+                         "(a report never overwrites code).",
+                         hint=f"Use a .{kind.lower()} path instead.")
+    return p
+
+
+def write_reports(
+    report: Report,
+    *,
+    json_path: str | os.PathLike[str] | None = None,
+    html_path: str | os.PathLike[str] | None = None,
+    md_path: str | os.PathLike[str] | None = None,
+    audience: Audience = "panel",
+) -> list[Path]:
+    """Write the requested formats, creating parent folders; return the paths written.
+
+    Every path is checked before anything is written: a directory or a ``.py`` file
+    raises :class:`~grader.errors.UsageError` naming it, and nothing is written.
+    The JSON is the full report whatever the audience (it is the data, not a view).
+    """
+    check_audience(audience)
+    targets: list[tuple[Path, str]] = []
+    for path, kind in ((json_path, "JSON"), (html_path, "HTML"), (md_path, "Markdown")):
+        if path is not None:
+            targets.append((_check_target(path, kind), kind))
+    seen: dict[Path, str] = {}
+    for p, kind in targets:
+        key = p.resolve()
+        if key in seen:
+            raise UsageError(f"The {seen[key]} and {kind} reports would both be written to {str(p)!r}.")
+        seen[key] = kind
+
+    render = {
+        "JSON": lambda: report.to_json() + "\n",
+        "HTML": lambda: render_html(report, audience=audience),
+        "Markdown": lambda: render_markdown(report, audience=audience),
+    }
+    written = []
+    for p, kind in targets:
+        text = render[kind]()
+        tmp = p.with_name(f".{p.name}.tmp")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, p)  # a reader never sees half a report
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise UsageError(f"Cannot write the {kind} report to {str(p)!r}: {exc.strerror or exc}.") from exc
+        written.append(p)
+    return written

@@ -1,0 +1,188 @@
+"""Render a :class:`~grader.reports.model.Report` as a terminal scorecard with rich.
+
+Fits 80 columns and reads without colour (``NO_COLOR``): every status is a symbol
+and a word, never a colour alone. Untrusted text (messages, candidate output) is
+only ever passed as :class:`rich.text.Text`, never as markup, and terminal control
+characters are shown escaped, so a candidate cannot restyle or clear the panel's
+terminal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich import box
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from grader.reports.model import Report
+from grader.reports.render import Audience, CheckView, ScorecardView, scorecard_view, short_hash
+
+#: Lines of a check's output and of its details shown here; the HTML report has it all.
+OUTPUT_LINES = 20
+DETAIL_LINES = 15
+MESSAGE_CHARS = 60
+
+STYLES = {"passed": "green", "failed": "red", "error": "dark_orange", "timeout": "magenta", "skipped": "dim"}
+
+# 3x5 pixel glyphs for the score, drawn two pixel rows per line with half blocks.
+_GLYPHS = {
+    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "001", "001", "001"),
+    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
+    "/": ("001", "001", "010", "100", "100"), ".": ("0", "0", "0", "0", "1"), " ": ("0",) * 5,
+}
+_HALF = {("1", "1"): "█", ("1", "0"): "▀", ("0", "1"): "▄", ("0", "0"): " "}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str | None) -> str:
+    """Untrusted text with terminal control characters (ESC, CR, ...) shown as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text or "")
+
+
+def big_text(text: str) -> list[str]:
+    """``text`` (digits, ``/``, ``.``, spaces) as three lines of block characters."""
+    rows = ["".join(_GLYPHS[ch][r] + "0" for ch in text) for r in range(5)] + ["0" * (4 * len(text))]
+    return [
+        "".join(_HALF[top, bottom] for top, bottom in zip(rows[r], rows[r + 1])).rstrip()
+        for r in (0, 2, 4)
+    ]
+
+
+def _status(c: CheckView) -> Text:
+    return Text(f"{c.symbol} {c.status}", style=STYLES[c.status])
+
+
+def _header(v: ScorecardView, width: int) -> Panel:
+    title = Text(clean(v.title), style="bold")
+    title.append(f"  ({clean(v.exercise)})", style="dim")
+    parts: list = [title, ""]
+    if v.graded:
+        score = f"{v.score} / {v.max_score}"
+        art = big_text(score)
+        if max(map(len, art)) <= width - 6:
+            parts += [Text("\n".join(art), style="bold"), ""]
+        line = Text(f"Score: {score} points", style="bold")
+        if v.percent is not None:
+            line.append(f"  ({v.percent}%)")
+        parts.append(line)
+        counts = Text()
+        for i, (symbol, word, n) in enumerate(v.counts):
+            counts.append(" · " if i else "")
+            counts.append(f"{symbol} {n} {word}", style=STYLES[word])
+        parts.append(counts)
+        border = "green" if v.percent == 100 else "blue"
+    else:
+        parts.append(Text("NOT GRADED — rerun", style="bold red"))
+        parts.append(Text(f"Reason: {clean(v.not_graded_reason)}", style="red"))
+        parts.append(Text("Nothing was scored: this is not a zero.", style="dim"))
+        border = "red"
+    if v.audience == "candidate":
+        parts.append(Text("candidate view", style="dim"))
+    return Panel(Group(*parts), border_style=border, padding=(0, 1))
+
+
+def _checks_table(v: ScorecardView) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, title="Checks", title_justify="left",
+                  title_style="bold")
+    table.add_column("Status", no_wrap=True)
+    table.add_column("Check", ratio=3, overflow="fold")
+    table.add_column("Points", justify="right", no_wrap=True)
+    table.add_column("Message", ratio=4, overflow="fold")
+    for c in v.checks:
+        name = Text(clean(c.name))
+        if c.hidden:
+            name.append(" (hidden)", style="dim")
+        if c.redacted:
+            message = Text("details withheld", style="dim italic")
+        else:
+            summary = clean(c.summary)
+            if len(summary) > MESSAGE_CHARS:
+                summary = summary[: MESSAGE_CHARS - 1] + "…"
+            message = Text(summary)
+            if c.forbidden:
+                message.append(f"{' ' if summary else ''}forbidden: {', '.join(c.forbidden)}", style="red")
+        table.add_row(_status(c), name, c.points, message)
+    return table
+
+
+def _capped(text: str, lines: int, *, tail: bool) -> Text:
+    """At most ``lines`` lines of ``text`` (the last ones when ``tail``), saying how many were left out."""
+    all_lines = clean(text).rstrip("\n").split("\n")
+    if len(all_lines) <= lines:
+        return Text("\n".join(all_lines))
+    kept = all_lines[-lines:] if tail else all_lines[:lines]
+    note = Text(f"[{len(all_lines) - lines} more lines not shown here; see the HTML report]", style="dim italic")
+    body = Text("\n".join(kept))
+    return Text("\n").join([note, body] if tail else [body, note])
+
+
+def _problem(c: CheckView) -> Group:
+    heading = _status(c)
+    heading.append(f"  {clean(c.name)}", style="bold")
+    if c.hidden:
+        heading.append(" (hidden)", style="dim")
+    heading.append(f"  {c.points}")
+    parts: list = [heading]
+    if c.message:
+        parts.append(Text(clean(c.message)))
+
+    def block(label: str, body: Text) -> None:
+        parts.append(Text(label, style="bold dim"))
+        parts.append(Panel(body, box=box.SQUARE, border_style="dim", padding=(0, 1)))
+
+    if c.counterexample:
+        block("Counterexample:", _capped(c.counterexample, OUTPUT_LINES, tail=False))
+    if c.hint:
+        parts.append(Text.assemble(("Hint: ", "bold cyan"), clean(c.hint)))
+    if c.details:
+        block("Details (end):", _capped(c.details, DETAIL_LINES, tail=True))
+    if c.output:
+        label = "Candidate output" + (" (truncated by the grader)" if c.output_truncated else "") + ":"
+        block(label, _capped(c.output, OUTPUT_LINES, tail=False))
+    return Group(*parts, "")
+
+
+def _footer(report: Report, v: ScorecardView) -> Text:
+    e = report.environment
+    items = [
+        ("sha256", short_hash(e.submission_sha256)),
+        ("sandbox", e.sandbox),
+        ("image", short_hash(e.image_id)),
+        ("torch", e.torch_version or ""),
+        ("seed", str(e.hypothesis_seed)),
+        ("took", v.duration),
+    ]
+    return Text(" · ".join(f"{k} {clean(val)}" for k, val in items if val), style="dim")
+
+
+def render_terminal(report: Report, console: Console, *, audience: Audience = "panel") -> None:
+    """Print the scorecard of ``report`` (a :class:`~grader.reports.model.Report`) to ``console``."""
+    v = scorecard_view(report, audience=audience)
+    width = min(console.width, 100)
+    console.print(_header(v, width), width=width)
+    if v.checks:
+        console.print(_checks_table(v), width=width)
+    if v.problems:
+        console.print(Rule("What went wrong", align="left", style="dim"), width=width)
+        for c in v.problems:
+            console.print(_problem(c), width=width)
+    if v.forbidden:
+        table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, title="Forbidden APIs used",
+                      title_justify="left", title_style="bold red")
+        for col in ("API", "Found", "Where"):
+            table.add_column(col, overflow="fold")
+        for h in v.forbidden:
+            table.add_row(Text(clean(h.api)), Text(clean(h.how)), Text(clean(h.where)))
+        console.print(table, width=width)
+    for w in v.warnings:
+        console.print(Text.assemble(("warning: ", "bold yellow"), clean(w)), width=width)
+    console.print(Rule(style="dim"), width=width)
+    console.print(_footer(report, v), width=width)

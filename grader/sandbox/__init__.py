@@ -1,0 +1,11 @@
+"""The sandbox zone: where candidate code runs, and the transports that reach it.
+
+- ``worker``: the process inside the sandbox. It imports only the standard
+  library, torch and ``grader.protocol``, and is mounted read-only into a bare
+  runtime image, so nothing else of the grader may be imported from it.
+- ``client``: the judge-side ``Sandbox`` object a check talks to.
+- ``docker_backend`` / ``local_backend`` / ``inprocess_backend``: how a worker is started.
+
+This ``__init__`` stays empty on purpose: the worker's read-only copy ships an
+empty one too.
+"""

@@ -1,0 +1,246 @@
+"""The judge's handle on a sandbox: start a worker, call probes, survive whatever happens.
+
+Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
+probe returned, the candidate's exception, or why there is no answer at all
+(timeout, crash, protocol violation), plus output and timing. The sandbox
+restarts after a crash or timeout so one bad call fails one check, not the rest.
+An import that crashes or hangs is remembered: every later call fails the same
+way at once instead of restarting the container for each check.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable
+
+from grader import protocol
+
+
+class Failure(str, Enum):
+    TIMEOUT = "timeout"  # the call ran past its wall-clock deadline; the worker was killed
+    CRASH = "crash"  # the worker died (os._exit, segfault, memory limit)
+    PROTOCOL = "protocol"  # the channel carried something that is not a valid frame
+    START = "start"  # the sandbox could not be started: infrastructure, not the candidate
+
+
+@dataclass
+class CallResult:
+    probe: str
+    value: Any = None
+    error: dict | None = None  # the candidate's exception: type, qualnames, message, traceback
+    failure: Failure | None = None
+    failure_message: str = ""
+    output: str = ""
+    output_dropped: int = 0
+    forbidden: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.failure is None
+
+
+class Transport:
+    """A started worker: bytes in, bytes out, and a way to end it. Backends implement this."""
+
+    def send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def read(self, n: int, deadline: float) -> bytes:
+        """Up to ``n`` bytes; b"" at end of stream; TimeoutError past ``deadline`` (monotonic)."""
+        raise NotImplementedError
+
+    def exit_reason(self) -> str:
+        """Why the worker ended (exit code, OOM...), asked after it died."""
+        return "the worker exited"
+
+    def close(self) -> None:
+        """Stop and remove the worker. Must be safe to call twice and after a crash."""
+        raise NotImplementedError
+
+
+class Sandbox:
+    """Calls probes in a worker started by ``start_transport``; restarts it after a failure."""
+
+    def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
+                 start_timeout_s: float = 120.0):
+        self._start_transport = start_transport
+        self.call_timeout_s = call_timeout_s
+        self.start_timeout_s = start_timeout_s
+        self.hello: dict | None = None
+        self.starts = 0
+        self._transport: Transport | None = None
+        self._imported = False
+        self._import_failure: CallResult | None = None
+        self._next_id = 0
+        self._lock = threading.Lock()
+        self._starting: threading.Thread | None = None
+        self._start_error: BaseException | None = None
+        self._start_failure: SandboxStartError | None = None
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start_in_background(self) -> None:
+        """Begin starting the worker now (while pytest imports and collects)."""
+        self._starting = threading.Thread(target=self._start_quietly, name="sandbox-start", daemon=True)
+        self._starting.start()
+
+    def _start_quietly(self) -> None:
+        try:
+            self._start()
+        except BaseException as e:
+            self._start_error = e
+
+    def _start(self) -> None:
+        self.starts += 1
+        self._imported = False
+        transport = self._start_transport()
+        self._transport = transport
+        deadline = time.monotonic() + self.start_timeout_s
+        hello = protocol.read_frame(lambda n: self._read(n, deadline))
+        if hello.get("type") == "fatal":
+            raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
+        if hello.get("type") != "hello":
+            raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
+        self.hello = hello
+
+    def ensure_started(self) -> None:
+        """Wait for a background start, or start now; raises if the sandbox cannot start.
+
+        A start failure is infrastructure (engine, image, worker), not the candidate:
+        it is remembered and raised again at once rather than retried for every check.
+        """
+        if self._start_failure is not None:
+            raise self._start_failure
+        try:
+            self._ensure_started()
+        except SandboxStartError as e:
+            self._start_failure = e
+            raise
+
+    def _ensure_started(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+            if self._start_error is not None:
+                error, self._start_error = self._start_error, None
+                self._discard()
+                raise SandboxStartError(_describe_start_error(error)) from error
+        if self._transport is None:
+            try:
+                self._start()
+            except BaseException as e:
+                self._discard()
+                raise SandboxStartError(_describe_start_error(e)) from e
+
+    def _discard(self) -> None:
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            transport.close()
+
+    def close(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        if self._transport is not None:
+            try:
+                self._transport.send(protocol.encode({"type": "shutdown"}))
+            except Exception:
+                pass
+        self._discard()
+
+    # ------------------------------------------------------------ calls
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        return self._transport.read(n, deadline)
+
+    def call(self, probe: str, args: tuple | list = (), kwargs: dict | None = None,
+             *, timeout_s: float | None = None) -> CallResult:
+        with self._lock:
+            return self._call(probe, list(args), kwargs or {}, timeout_s or self.call_timeout_s)
+
+    def _call(self, probe: str, args: list, kwargs: dict, timeout_s: float) -> CallResult:
+        if self._import_failure is not None:
+            cached = self._import_failure
+            return CallResult(probe, failure=cached.failure, failure_message=cached.failure_message)
+        self.ensure_started()
+        self._next_id += 1
+        call_id = self._next_id
+        frame = protocol.encode({"type": "call", "id": call_id, "probe": probe, "args": args, "kwargs": kwargs})
+        started = time.monotonic()
+        deadline = started + timeout_s
+        importing = False
+        try:
+            self._transport.send(frame)
+            while True:
+                reply = protocol.read_frame(lambda n: self._read(n, deadline))
+                if reply.get("type") == "importing" and not self._imported:
+                    importing = True
+                    continue
+                break
+        except TimeoutError:
+            return self._fail(probe, Failure.TIMEOUT, f"the call to {probe!r} ran past its {timeout_s:g} s deadline"
+                              + (" while importing the submission" if importing else ""), importing, started)
+        except (EOFError, ConnectionError, OSError) as e:
+            reason = self._transport.exit_reason()
+            where = " while importing the submission" if importing else f" during the call to {probe!r}"
+            return self._fail(probe, Failure.CRASH, f"the sandbox died{where}: {reason}", importing, started)
+        except protocol.ProtocolError as e:
+            return self._fail(probe, Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}",
+                              importing, started)
+        if reply.get("type") != "result" or reply.get("id") != call_id:
+            return self._fail(probe, Failure.PROTOCOL,
+                              f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}",
+                              importing, started)
+        self._imported = True
+        return _result_from_reply(probe, reply, time.monotonic() - started)
+
+    def _fail(self, probe: str, failure: Failure, message: str, importing: bool, started: float) -> CallResult:
+        self._discard()  # next call starts a fresh worker
+        result = CallResult(probe, failure=failure, failure_message=message,
+                            duration_s=time.monotonic() - started)
+        if importing:
+            self._import_failure = result
+        return result
+
+
+class SandboxStartError(Exception):
+    """The sandbox could not be started or did not greet: infrastructure, so the grading is not graded."""
+
+
+def _describe_start_error(error: BaseException) -> str:
+    if isinstance(error, SandboxStartError):
+        return str(error)
+    return f"the sandbox did not start: {type(error).__name__}: {error}"
+
+
+def _as_text(value, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
+    """Build a CallResult from a worker reply, trusting nothing about its shape."""
+    forbidden = reply.get("forbidden")
+    forbidden = [f for f in forbidden if isinstance(f, str)][:50] if isinstance(forbidden, list) else []
+    dropped = reply.get("output_dropped")
+    common = dict(output=_as_text(reply.get("output"), 20000),
+                  output_dropped=dropped if type(dropped) is int and dropped >= 0 else 0,
+                  forbidden=forbidden, duration_s=elapsed)
+    if reply.get("ok") is True:
+        return CallResult(probe, value=reply.get("value"), **common)
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        return CallResult(probe, failure=Failure.PROTOCOL, failure_message="a failed result carried no error",
+                          **common)
+    qualnames = error.get("qualnames")
+    clean = {
+        "type": _as_text(error.get("type"), 200) or "Exception",
+        "qualnames": [q for q in qualnames if isinstance(q, str)][:20] if isinstance(qualnames, list) else [],
+        "builtin": error.get("builtin") is True,
+        "message": _as_text(error.get("message"), 2000),
+        "traceback": _as_text(error.get("traceback"), 6000),
+    }
+    return CallResult(probe, error=clean, **common)

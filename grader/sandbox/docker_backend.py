@@ -1,0 +1,189 @@
+"""The Docker edge: the container's configuration, its attach socket, and reaping.
+
+Kept thin on purpose (like docker-py's ``api/`` layer): ``container_kwargs`` is a
+pure function of the limits, so every limit is unit-tested without an engine;
+``DockerTransport`` only moves bytes; ``reap`` removes containers a dead grader
+left behind, found by label.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import struct
+import time
+
+from grader.exercise import Limits
+from grader.sandbox.client import Transport
+from grader.sandbox.gpu import GpuRequest
+from grader.sandbox.staging import Staged, worker_argv
+
+MOUNT_POINT = "/sandbox"
+LABEL = "grader.managed"
+_STREAM_HEADER = struct.Struct(">BxxxI")
+
+
+def labels_for(grading_id: str) -> dict[str, str]:
+    return {
+        LABEL: "1",
+        "grader.grading": grading_id,
+        "grader.owner_host": socket.gethostname(),
+        "grader.owner_pid": str(os.getpid()),
+    }
+
+
+def container_kwargs(*, image: str, staged: Staged, module_name: str, forbidden: list[str], limits: Limits,
+                     grading_id: str, gpu: GpuRequest | None = None) -> dict:
+    """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
+    mb = 1024 * 1024
+    from docker.types import Ulimit
+
+    # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
+    lifetime = int(limits.grading_timeout_s) + 60
+    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, module_name, forbidden)
+    kwargs = dict(
+        image=image,
+        command=command,
+        stdin_open=True,
+        tty=False,
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_mb}m,mode=1777"},
+        user="65534:65534",
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        mem_limit=limits.memory_mb * mb,
+        memswap_limit=limits.memory_mb * mb,  # equal to memory: no extra swap
+        pids_limit=limits.pids,
+        nano_cpus=int(limits.cpus * 1e9),
+        ulimits=[Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile),
+                 Ulimit(name="fsize", soft=limits.fsize_mb * mb, hard=limits.fsize_mb * mb)],
+        volumes={str(staged.root): {"bind": MOUNT_POINT, "mode": "ro"}},
+        environment={"PYTHONPATH": f"{MOUNT_POINT}/lib", "HOME": "/tmp", "TMPDIR": "/tmp",
+                     "OMP_NUM_THREADS": str(max(1, int(limits.cpus)))},
+        working_dir="/tmp",
+        labels=labels_for(grading_id),
+        detach=True,
+    )
+    if gpu is not None:
+        kwargs["device_requests"] = [gpu.to_docker()]
+    return kwargs
+
+
+class DockerTransport(Transport):
+    """Frames over the container's attach socket; stdout arrives in 8-byte-header chunks."""
+
+    def __init__(self, client, container, sock):
+        self.client = client
+        self.container = container
+        self._socket_io = sock
+        self._sock = sock._sock
+        self._buffer = bytearray()
+        self._closed = False
+
+    def send(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def _recv(self, n: int, deadline: float) -> bytes:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self._sock], [], [], remaining)[0]:
+            raise TimeoutError
+        return self._sock.recv(n)
+
+    def _recv_exactly(self, n: int, deadline: float) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            chunk = self._recv(n - len(out), deadline)
+            if not chunk:
+                return b""
+            out += chunk
+        return bytes(out)
+
+    def read(self, n: int, deadline: float) -> bytes:
+        while not self._buffer:
+            header = self._recv_exactly(_STREAM_HEADER.size, deadline)
+            if not header:
+                return b""
+            stream, size = _STREAM_HEADER.unpack(header)
+            payload = self._recv_exactly(size, deadline)
+            if len(payload) < size:
+                return b""
+            if stream == 1:  # stdout is the protocol; stderr is never attached
+                self._buffer += payload
+        out = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return out
+
+    def exit_reason(self) -> str:
+        try:
+            self.container.wait(timeout=5)
+            self.container.reload()
+            state = self.container.attrs["State"]
+        except Exception as e:
+            return f"the container could not be inspected ({type(e).__name__})"
+        if state.get("OOMKilled"):
+            return "killed for exceeding its memory limit"
+        code = state.get("ExitCode")
+        if code == 137:
+            return "killed (exit code 137)"
+        return f"exit code {code}"
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._socket_io.close()
+        except Exception:
+            pass
+        try:
+            self.container.remove(force=True)
+        except Exception:
+            pass  # reaped later by label if the engine refused now
+
+
+def docker_starter(client, kwargs: dict):
+    """A function that starts one container per call; the Sandbox calls it again after a crash."""
+
+    def start() -> DockerTransport:
+        container = client.containers.create(**kwargs)
+        try:
+            sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 0, "stream": 1})
+            container.start()
+        except BaseException:
+            container.remove(force=True)
+            raise
+        return DockerTransport(client, container, sock)
+
+    return start
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap(client, *, grading_id: str | None = None) -> int:
+    """Remove grader containers of ``grading_id``, or (None) those whose owner process on this host is gone."""
+    filters = {"label": [f"{LABEL}=1"] + ([f"grader.grading={grading_id}"] if grading_id else [])}
+    removed = 0
+    for container in client.containers.list(all=True, filters=filters):
+        labels = container.labels
+        if grading_id is None:
+            if labels.get("grader.owner_host") != socket.gethostname():
+                continue
+            pid = labels.get("grader.owner_pid", "")
+            if pid.isdigit() and _pid_alive(int(pid)):
+                continue
+        try:
+            container.remove(force=True)
+            removed += 1
+        except Exception:
+            pass
+    return removed

@@ -1,0 +1,54 @@
+"""Open a sandbox of the requested kind for one grading: stage files, pick the transport.
+
+The judge calls this once per grading; it is the only place that knows all
+three backends, so adding one is a change here and nowhere in the judge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.errors import InfraError, UsageError
+from grader.exercise import Exercise
+from grader.sandbox.client import Sandbox
+from grader.sandbox.gpu import GpuRequest
+from grader.sandbox.staging import stage
+
+KINDS = ("docker", "local", "inprocess")
+
+
+def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
+                 gpu: GpuRequest | None = None, image: str | None = None):
+    """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report."""
+    if kind == "inprocess":
+        from grader.sandbox.inprocess_backend import InProcessSandbox
+
+        return InProcessSandbox(exercise.probes, submission, exercise.module_name), {"sandbox": "inprocess"}
+    if kind not in KINDS:
+        raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
+    staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
+                   dest=workdir / "stage")
+    forbidden = exercise.config.forbidden.apis
+    limits = exercise.limits
+    if kind == "local":
+        from grader.sandbox.local_backend import local_starter
+
+        start = local_starter(staged, exercise.module_name, forbidden, limits)
+        info = {"sandbox": "local"}
+    else:
+        from grader.sandbox import docker_backend, engine
+        from grader.sandbox import image as runtime_image
+
+        client = engine.connect()
+        docker_backend.reap(client)  # containers a dead grader left behind on this host
+        name = image or runtime_image.runtime_image_name()
+        try:
+            found = client.images.get(name)
+        except Exception:
+            raise InfraError(f"The sandbox image {name} is not built.",
+                             hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.") from None
+        kwargs = docker_backend.container_kwargs(image=name, staged=staged, module_name=exercise.module_name,
+                                                 forbidden=forbidden, limits=limits, grading_id=grading_id, gpu=gpu)
+        start = docker_backend.docker_starter(client, kwargs)
+        info = {"sandbox": "docker", "image": name, "image_id": found.id}
+    return Sandbox(start, call_timeout_s=limits.call_timeout_s), info

@@ -1,0 +1,72 @@
+"""Stage the only files a sandbox may see: the worker, the protocol, the probes, the submission.
+
+Everything is copied into a fresh folder (so the candidate's own file is never
+touched, and is mounted read-only) with this layout, which is also what the
+container sees under ``/sandbox``::
+
+    lib/grader/__init__.py            empty
+    lib/grader/protocol.py
+    lib/grader/sandbox/__init__.py    empty
+    lib/grader/sandbox/worker.py
+    probes/probes.py
+    submission/<module>.py            the candidate's file, under the exercise's name
+
+Hidden checks, solutions and mutants are never staged: there is no code path
+here that could copy them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import grader
+
+_PACKAGE = Path(grader.__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Staged:
+    root: Path
+
+    lib = property(lambda self: self.root / "lib")
+    probes = property(lambda self: self.root / "probes" / "probes.py")
+    submission_dir = property(lambda self: self.root / "submission")
+
+
+def stage(*, probes: Path, submission: Path, module_name: str, dest: Path) -> Staged:
+    """Copy the four allowed parts into ``dest`` (which must be empty or absent)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    files = {
+        "lib/grader/__init__.py": None,
+        "lib/grader/protocol.py": _PACKAGE / "protocol.py",
+        "lib/grader/sandbox/__init__.py": None,
+        "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+        "probes/probes.py": probes,
+        f"submission/{module_name}.py": submission,
+    }
+    for rel, src in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src is None:
+            target.write_text("")
+        else:
+            shutil.copyfile(src, target)
+    # Readable by the sandbox's unprivileged user, writable by nobody there.
+    for dirpath, dirnames, filenames in os.walk(dest):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    return Staged(dest)
+
+
+def worker_argv(python: str, staged_root: str, module_name: str, forbidden: list[str]) -> list[str]:
+    """The worker's command line, with paths as seen from where it runs."""
+    argv = [python, "-s", "-B", "-m", "grader.sandbox.worker",
+            "--probes", f"{staged_root}/probes/probes.py",
+            "--submission-dir", f"{staged_root}/submission"]
+    for api in forbidden:
+        argv += ["--forbid", api]
+    return argv

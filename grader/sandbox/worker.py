@@ -1,0 +1,253 @@
+"""The worker: the only grader code that runs inside the sandbox.
+
+It answers ``call`` frames by running a probe from the exercise's ``probes.py``
+(which imports the candidate's module) and sends back plain data. It never
+decides pass or fail: everything it says is data the judge checks.
+
+It imports the standard library, torch and ``grader.protocol`` only, because it
+runs from a read-only copy in a bare runtime image. Start it as
+``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]``.
+
+Channels: the protocol uses private duplicates of the original stdin/stdout.
+File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
+anything a child process writes) never touch the protocol; the capture is read
+back, capped, after every call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import importlib.util
+import os
+import signal
+import sys
+import time
+import traceback
+
+from grader import protocol
+
+OUTPUT_CAP = 8000  # characters of candidate output sent back per call
+
+
+class Tripwire:
+    """Replaces forbidden torch APIs with wrappers that record each use, then behave normally."""
+
+    def __init__(self, apis: list[str]):
+        self.apis = apis
+        self.hits: list[str] = []
+        self.missing: list[str] = []
+
+    def install(self) -> None:
+        for api in self.apis:
+            original = _resolve(api)
+            if original is None:
+                self.missing.append(api)
+                continue
+            wrapped = self._wrap(api, original)
+            for module in list(sys.modules.values()):
+                if not getattr(module, "__name__", "").startswith("torch"):
+                    continue
+                namespace = getattr(module, "__dict__", {})
+                for attr, value in list(namespace.items()):
+                    if value is original:
+                        setattr(module, attr, wrapped)
+
+    def _wrap(self, api: str, original):
+        hits = self.hits
+        if isinstance(original, type):
+
+            def __init__(self, *args, **kwargs):
+                hits.append(api)
+                original.__init__(self, *args, **kwargs)
+
+            return type(original.__name__, (original,), {"__init__": __init__, "__module__": original.__module__})
+
+        @functools.wraps(original)
+        def tripwire(*args, **kwargs):
+            hits.append(api)
+            return original(*args, **kwargs)
+
+        return tripwire
+
+    def take(self) -> list[str]:
+        out = sorted(set(self.hits))
+        self.hits.clear()
+        return out
+
+
+def _resolve(dotted: str):
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[i:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+class Capture:
+    """Points fds 1 and 2 at an append-only file and hands back what was written since last time."""
+
+    def __init__(self, directory: str):
+        self.path = os.path.join(directory, f"grader-output-{os.getpid()}.txt")
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o600)
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+    def take(self) -> tuple[str, int]:
+        """Output since the last call (capped) and how many characters were dropped."""
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        try:
+            size = os.fstat(self.fd).st_size
+            data = os.pread(self.fd, OUTPUT_CAP * 4, 0)
+            os.ftruncate(self.fd, 0)
+        except OSError as e:
+            return f"[grader: could not read candidate output: {e}]", 0
+        text = data.decode("utf-8", "replace")
+        kept = text[:OUTPUT_CAP]
+        return kept, max(0, size - len(kept.encode("utf-8", "replace")))
+
+
+def _candidate_traceback(exc: BaseException, keep_dirs: tuple[str, ...]) -> str:
+    """The traceback with the worker's own frames removed: the candidate sees their bug, not ours."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(keep_dirs)]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)[-6000:]
+
+
+def _error(exc: BaseException, keep_dirs) -> dict:
+    try:
+        message = str(exc)[:2000]
+    except BaseException:
+        message = "<str() of the exception raised>"
+    return {
+        "type": type(exc).__name__,
+        "qualnames": [c.__name__ for c in type(exc).__mro__][:20],
+        "builtin": type(exc).__module__ == "builtins",
+        "message": message,
+        "traceback": _candidate_traceback(exc, keep_dirs),
+    }
+
+
+class Worker:
+    def __init__(self, args, send, capture: Capture, tripwire: Tripwire):
+        self.args = args
+        self.send = send
+        self.capture = capture
+        self.tripwire = tripwire
+        self.probes = None
+        self.keep_dirs = (os.path.abspath(args.submission_dir), os.path.dirname(os.path.abspath(args.probes)))
+
+    def load_probes(self):
+        if self.probes is None:
+            self.send({"type": "importing"})
+            sys.path.insert(0, os.path.abspath(self.args.submission_dir))
+            spec = importlib.util.spec_from_file_location("probes", self.args.probes)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self.probes = module
+        return self.probes
+
+    def handle_call(self, message: dict) -> dict:
+        reply = {"type": "result", "id": message.get("id")}
+        started = time.perf_counter()
+        try:
+            probes = self.load_probes()
+            fn = getattr(probes, message["probe"], None)
+            if fn is None or message["probe"].startswith("_") or not callable(fn):
+                raise LookupError(f"probes.py defines no probe {message['probe']!r}")
+            value = fn(*message.get("args", []), **message.get("kwargs", {}))
+            reply.update(ok=True, value=value)
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt from candidate code too
+            reply.update(ok=False, error=_error(exc, self.keep_dirs))
+        reply["duration_s"] = time.perf_counter() - started
+        reply["output"], reply["output_dropped"] = self.capture.take()
+        reply["forbidden"] = self.tripwire.take()
+        return reply
+
+    def serve(self, read) -> None:
+        while True:
+            try:
+                message = protocol.read_frame(read)
+            except EOFError:
+                return
+            kind = message.get("type")
+            if kind == "shutdown":
+                return
+            if kind != "call":
+                raise protocol.ProtocolError(f"worker got an unexpected {kind!r} message")
+            reply = self.handle_call(message)
+            try:
+                self.send(reply, strict=False)
+            except protocol.ProtocolError as e:  # e.g. a result too large or too deep
+                self.send({"type": "result", "id": message.get("id"), "ok": False, "duration_s": reply["duration_s"],
+                           "output": reply["output"], "output_dropped": reply["output_dropped"],
+                           "forbidden": reply["forbidden"],
+                           "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
+                                     "builtin": False, "message": str(e), "traceback": ""}})
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="grader-worker")
+    parser.add_argument("--probes", required=True)
+    parser.add_argument("--submission-dir", required=True)
+    parser.add_argument("--forbid", action="append", default=[])
+    parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
+    args = parser.parse_args(argv)
+
+    # Private protocol channels first, before any candidate code can print.
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file becomes an error, not a dead worker
+    capture = Capture(args.output_dir)
+
+    def send(message, strict=True):
+        proto_out.write(protocol.encode(message, strict=strict))
+
+    try:
+        serve(args, send, capture, proto_in.read)
+    except BaseException:  # the worker's own failure: say so on the channel, then die
+        try:
+            send({"type": "fatal", "message": traceback.format_exc()[-4000:]})
+        except BaseException:
+            pass
+        os._exit(70)
+    os._exit(0)  # skip interpreter teardown: candidate atexit hooks and threads do not get a say
+
+
+def serve(args, send, capture, read) -> None:
+    import torch
+
+    tripwire = Tripwire(args.forbid)
+    tripwire.install()
+    send({
+        "type": "hello",
+        "torch": str(torch.__version__),
+        "python": sys.version.split()[0],
+        "cuda": bool(torch.cuda.is_available()),
+        "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
+        "tripwire_missing": tripwire.missing,
+    })
+    Worker(args, send, capture, tripwire).serve(read)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,13 +1,43 @@
-"""Minimal CLI entry point (placeholder until the full CLI lands): only `grader sandbox ...`."""
+"""The ``grader`` command: a thin click layer over functions the tests and batch runner call.
+
+Exit status: 0 graded (whatever the score), 2 bad usage, 3 not graded because of
+infrastructure (rerun), 1 a bug in the grader itself.
+"""
+
+from __future__ import annotations
+
+import sys
 
 import click
 
-from grader.cli.sandbox_cmd import sandbox
+from grader.errors import GraderError
 
 
-@click.group()
+class GraderGroup(click.Group):
+    """Turns every ``GraderError`` into its message, its hint and its exit status: never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except GraderError as e:
+            from rich.console import Console
+
+            console = Console(stderr=True, highlight=False)
+            label = "not graded" if e.exit_code == 3 else "error"
+            console.print(f"[bold red]{label}:[/] {e}", markup=True, soft_wrap=True)
+            if e.hint:
+                console.print(e.hint, soft_wrap=True)
+            sys.exit(e.exit_code)
+
+
+@click.group(cls=GraderGroup)
+@click.version_option(package_name="grader")
 def main() -> None:
-    """Grade PyTorch interview exercises."""
+    """Grade PyTorch interview exercises in a sandbox, with hidden checks."""
 
 
+from grader.cli.sandbox_cmd import sandbox  # noqa: E402
+from grader.cli.submit import submit  # noqa: E402
+
+main.add_command(submit)
 main.add_command(sandbox)

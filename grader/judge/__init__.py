@@ -6,13 +6,28 @@ What an exercise's checks import::
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
+
+Exports load lazily: the grading parent process imports ``grader.judge.runner``
+and must not pay for importing torch, which only the checks need.
 """
 
-from grader.judge.calls import CandidateError, ProtocolViolation, SandboxCrash, SandboxFailure, SandboxTimeout
-from grader.judge.expect import candidate_raises, expect_tensor
-from grader.protocol import Opaque
+import importlib
 
-__all__ = [
-    "CandidateError", "Opaque", "ProtocolViolation", "SandboxCrash", "SandboxFailure", "SandboxTimeout",
-    "candidate_raises", "expect_tensor",
-]
+_EXPORTS = {
+    "CandidateError": "grader.judge.calls",
+    "ProtocolViolation": "grader.judge.calls",
+    "SandboxCrash": "grader.judge.calls",
+    "SandboxFailure": "grader.judge.calls",
+    "SandboxTimeout": "grader.judge.calls",
+    "candidate_raises": "grader.judge.expect",
+    "expect_tensor": "grader.judge.expect",
+    "Opaque": "grader.protocol",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'grader.judge' has no attribute {name!r}")

@@ -31,7 +31,7 @@ SYMBOLS: dict[Status, str] = {
     Status.PASSED: "✓",
     Status.FAILED: "✗",
     Status.ERROR: "!",
-    Status.TIMEOUT: "⧖",
+    Status.TIMEOUT: "◷",
     Status.SKIPPED: "○",
 }
 #: Statuses whose message, counterexample, hint and output get their own section.
@@ -155,7 +155,7 @@ def _environment_rows(report: Report) -> list[tuple[str, str]]:
     image = " ".join(x for x in (e.image or "", f"({short_hash(e.image_id)})" if e.image_id else "") if x)
     rows = [
         ("Submission", e.submission_name),
-        ("SHA-256", short_hash(e.submission_sha256, 16)),
+        ("SHA-256", e.submission_sha256),
         ("Exercise version", e.exercise_version),
         ("Sandbox", e.sandbox),
         ("Image", image),

@@ -24,7 +24,7 @@ from grader.reports.render import Audience, CheckView, ScorecardView, scorecard_
 #: Lines of a check's output and of its details shown here; the HTML report has it all.
 OUTPUT_LINES = 20
 DETAIL_LINES = 15
-MESSAGE_CHARS = 60
+MESSAGE_CHARS = 90
 
 STYLES = {"passed": "green", "failed": "red", "error": "dark_orange", "timeout": "magenta", "skipped": "dim"}
 
@@ -107,8 +107,8 @@ def _checks_table(v: ScorecardView) -> Table:
             if len(summary) > MESSAGE_CHARS:
                 summary = summary[: MESSAGE_CHARS - 1] + "…"
             message = Text(summary)
-            if c.forbidden:
-                message.append(f"{' ' if summary else ''}forbidden: {', '.join(c.forbidden)}", style="red")
+            if c.forbidden_unmentioned:
+                message.append(f"{' ' if summary else ''}forbidden: {', '.join(c.forbidden_unmentioned)}", style="red")
         table.add_row(_status(c), name, c.points, message)
     return table
 
@@ -124,12 +124,13 @@ def _capped(text: str, lines: int, *, tail: bool) -> Text:
     return Text("\n").join([note, body] if tail else [body, note])
 
 
-def _problem(c: CheckView) -> Group:
+def _problem(c: CheckView, *, graded: bool) -> Group:
     heading = _status(c)
     heading.append(f"  {clean(c.name)}", style="bold")
     if c.hidden:
         heading.append(" (hidden)", style="dim")
-    heading.append(f"  {c.points}")
+    if graded:
+        heading.append(f"  {c.points}")
     parts: list = [heading]
     if c.message:
         parts.append(Text(clean(c.message)))
@@ -147,6 +148,18 @@ def _problem(c: CheckView) -> Group:
     if c.output:
         label = "Candidate output" + (" (truncated by the grader)" if c.output_truncated else "") + ":"
         block(label, _capped(c.output, OUTPUT_LINES, tail=False))
+    return Group(*parts, "")
+
+
+def _forbidden(v: ScorecardView) -> Group:
+    """Hits grouped by API: a long API name gets its own line instead of a folded table cell."""
+    by_api: dict[str, list[str]] = {}
+    for h in v.forbidden:
+        by_api.setdefault(h.api, []).append(f"{h.how}: {h.where}")
+    parts: list = [Text("Forbidden APIs used", style="bold red")]
+    for api, hits in by_api.items():
+        parts.append(Text.assemble(("✗ ", "red"), (clean(api), "bold")))
+        parts += [Text(f"    {clean(hit)}", overflow="fold") for hit in hits]
     return Group(*parts, "")
 
 
@@ -173,15 +186,9 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
     if v.problems:
         console.print(Rule("What went wrong", align="left", style="dim"), width=width)
         for c in v.problems:
-            console.print(_problem(c), width=width)
+            console.print(_problem(c, graded=v.graded), width=width)
     if v.forbidden:
-        table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, title="Forbidden APIs used",
-                      title_justify="left", title_style="bold red")
-        for col in ("API", "Found", "Where"):
-            table.add_column(col, overflow="fold")
-        for h in v.forbidden:
-            table.add_row(Text(clean(h.api)), Text(clean(h.how)), Text(clean(h.where)))
-        console.print(table, width=width)
+        console.print(_forbidden(v), width=width)
     for w in v.warnings:
         console.print(Text.assemble(("warning: ", "bold yellow"), clean(w)), width=width)
     console.print(Rule(style="dim"), width=width)

@@ -1,0 +1,136 @@
+"""Grade one submission: the function the CLI, the tests and the batch runner all call.
+
+``grade()`` returns a ``Report`` or raises ``UsageError`` (bad exercise, missing
+file) before anything runs. Infrastructure failures found while grading come
+back as a report with ``graded=False`` and the reason, never as a score; the CLI
+turns that into its own exit status.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import time
+import uuid
+from pathlib import Path
+
+from grader import __version__
+from grader.errors import UsageError
+from grader.exercise import Exercise, load_exercise, resolve_submission
+from grader.judge import forbidden as forbidden_scan
+from grader.judge.runner import JudgeRun, run_checks
+from grader.reports.model import CheckResult, Environment, ForbiddenHit, Report, Status, Visibility, total
+from grader.sandbox.gpu import plan_gpus
+
+#: A candidate's file larger than this is refused with a message, not graded.
+MAX_SUBMISSION_BYTES = 1024 * 1024
+
+
+def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *, sandbox: str = "docker",
+          gpus: str | None = None, seed: int | None = None, image: str | None = None) -> Report:
+    started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
+    path = resolve_submission(ex, submission)
+    source = _read_submission(path)
+    plan = plan_gpus(ex.config.exercise.gpu, gpus)
+    seed = ex.config.checks.seed if seed is None else seed
+
+    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
+    report.environment = Environment(
+        submission_name=path.name, submission_sha256=hashlib.sha256(source).hexdigest(),
+        exercise_version=ex.version, sandbox=sandbox, grader_version=__version__,
+        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
+    )
+    report.warnings += _source_warnings(source)
+    if plan.warning:
+        report.warnings.append(plan.warning)
+    if sandbox == "local":
+        from grader.sandbox.local_backend import NOT_ISOLATED
+
+        report.warnings.append(NOT_ISOLATED)
+    report.forbidden = forbidden_scan.scan(source.decode("utf-8", "replace"), ex.config.forbidden.apis,
+                                           filename=ex.config.exercise.submission)
+
+    run = run_checks(ex, path.resolve(), sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
+                     gpus=gpus if plan.request else None, image=image)
+    _fill(report, ex, run)
+    report.duration_s = round(time.perf_counter() - t0, 3)
+    return report
+
+
+def _read_submission(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"Cannot read submission {str(path)!r}: {e.strerror}.") from None
+    if len(data) > MAX_SUBMISSION_BYTES:
+        raise UsageError(f"Submission {str(path)!r} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}.",
+                         hint="Submit the one source file the exercise asks for.")
+    return data
+
+
+def _source_warnings(source: bytes) -> list[str]:
+    if not source.strip():
+        return ["the submission file is empty"]
+    try:
+        compile(source, "submission", "exec", dont_inherit=True)  # parse only: nothing runs here
+    except SyntaxError as e:
+        return [f"the submission does not parse: {e.msg} (line {e.lineno}); every check fails at import"]
+    except ValueError as e:
+        return [f"the submission cannot be read as Python source: {e}"]
+    return []
+
+
+def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
+    env = report.environment
+    env.torch_version = run.sandbox.get("torch")
+    env.python_version = run.sandbox.get("python")
+    env.image = run.sandbox.get("image")
+    env.image_id = run.sandbox.get("image_id")
+    try:
+        from importlib.metadata import version
+
+        env.judge_torch_version = version("torch")
+    except Exception:
+        pass
+    for api in run.sandbox.get("tripwire_missing") or []:
+        report.warnings.append(f"forbidden API {api} does not exist in this torch; only the source scan covers it")
+    for spec in run.collected:
+        if not spec.get("documented", True):
+            report.warnings.append(f"check {spec['id']} has no docstring; its name on the scorecard is made up")
+
+    if run.infra is not None:
+        _not_graded(report, run.infra)
+        return
+    if not run.collected:
+        _not_graded(report, "the judge collected no checks" + _log_hint(run))
+        return
+    checks = []
+    for spec in run.collected:
+        result = run.results.get(spec["id"])
+        if result is None:
+            if not run.timed_out:
+                _not_graded(report, f"the judge ended without an outcome for {spec['id']}" + _log_hint(run))
+                return
+            result = CheckResult(id=spec["id"], name=spec["name"], status=Status.TIMEOUT, score=0.0,
+                                 max_score=spec["points"], visibility=Visibility(spec["visibility"]),
+                                 message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
+                                         "before this check finished")
+        checks.append(result)
+        for api in result.forbidden:
+            report.forbidden.append(ForbiddenHit(api=api, how="runtime", where=result.id, check=result.id))
+    report.checks = checks
+    report.score, report.max_score = total(checks)
+
+
+def _not_graded(report: Report, reason: str) -> None:
+    report.graded = False
+    report.not_graded_reason = reason
+    report.score = report.max_score = 0.0
+    report.checks = []
+
+
+def _log_hint(run: JudgeRun) -> str:
+    tail = run.log_tail.strip().splitlines()[-5:]
+    return (":\n" + "\n".join(tail)) if tail else ""

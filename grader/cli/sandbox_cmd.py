@@ -41,10 +41,12 @@ def build(base: str, force: bool) -> None:
         t0 = time.monotonic()
         client = engine.connect()
         name = image.runtime_image_name()
-        existed = image.find_runtime_image(client) is not None
+        if not force and image.find_runtime_image(client) is not None:
+            # build_runtime_image says so itself (name and id); nothing else to print.
+            image.build_runtime_image(client, base=base, log=click.echo)
+            return
         img = image.build_runtime_image(client, base=base, force=force, log=click.echo)
         info = image.image_info(img)
-        verb = "up to date" if existed and not force else "built"
-        click.echo(f"{name} {verb}: id {info['id']} ({time.monotonic() - t0:.1f} s)")
+        click.echo(f"built {name}: id {info['id']} in {time.monotonic() - t0:.0f} s")
     except GraderError as e:
         _fail(e)

@@ -177,8 +177,8 @@ class Sandbox:
             self._transport.send(frame)
             while True:
                 reply = protocol.read_frame(lambda n: self._read(n, deadline))
-                if reply.get("type") == "importing" and not self._imported:
-                    importing = True
+                if reply.get("type") in ("importing", "imported") and not self._imported:
+                    importing = reply["type"] == "importing"
                     continue
                 break
         except TimeoutError:

@@ -513,11 +513,10 @@ def build_runtime_image(
     ``force``: rebuild without the layer cache even when the image is up to date.
     """
     name = runtime_image_name()
-    if not force:
-        found = find_runtime_image(client)
-        if found is not None:
-            log(f"{name} is up to date ({found.short_id})")
-            return found
+    found = find_runtime_image(client)
+    if found is not None and not force:
+        log(f"{name} is up to date: id {found.id}")
+        return found
     kind = choose_base(
         base,
         have_debootstrap=shutil.which("debootstrap") is not None,
@@ -547,6 +546,11 @@ def build_runtime_image(
         )
         log(f"build: done in {time.monotonic() - t0:.0f} s")
         _remove_install_stage(client, rhash, log)
+        if found is not None and found.id != img.id:  # --force: the old image lost its tag
+            try:
+                client.images.remove(found.id)
+            except (docker.errors.DockerException, OSError):
+                pass  # still used by a container, or already gone
         return img
     finally:
         shutil.rmtree(ctx, ignore_errors=True)

@@ -104,6 +104,8 @@ class Capture:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+        for stream in (sys.stdout, sys.stderr):  # keep prints in order with raw fd writes
+            stream.reconfigure(line_buffering=True, write_through=True)
 
     def take(self) -> tuple[str, int]:
         """Output since the last call (capped) and how many characters were dropped."""
@@ -163,6 +165,7 @@ class Worker:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self.probes = module
+            self.send({"type": "imported"})
         return self.probes
 
     def handle_call(self, message: dict) -> dict:

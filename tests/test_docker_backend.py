@@ -1,0 +1,84 @@
+"""The container's lock-down, decided by a pure function, then seen in a real engine."""
+
+from pathlib import Path
+
+import pytest
+
+from grader.exercise import Limits
+from grader.sandbox.docker_backend import LABEL, container_kwargs, reap
+from grader.sandbox.gpu import GpuRequest
+from grader.sandbox.staging import Staged
+
+
+def kwargs(**over):
+    limits = Limits(memory_mb=512, cpus=1.5, pids=64, nofile=128, fsize_mb=8, tmpfs_mb=32, grading_timeout_s=100)
+    return container_kwargs(image="img", staged=Staged(Path("/stage")), module_name="attention",
+                            forbidden=["torch.mul"], limits=limits, grading_id="g1", **over)
+
+
+def test_lockdown_defaults():
+    k = kwargs()
+    assert k["network_mode"] == "none" and k["read_only"] is True
+    assert k["user"] == "65534:65534" and k["cap_drop"] == ["ALL"]
+    assert k["security_opt"] == ["no-new-privileges"]
+    assert k["mem_limit"] == k["memswap_limit"] == 512 * 2**20  # no extra swap
+    assert k["pids_limit"] == 64 and k["nano_cpus"] == 1_500_000_000
+    assert {u["Name"]: u["Hard"] for u in k["ulimits"]} == {"nofile": 128, "fsize": 8 * 2**20}
+    assert "size=32m" in k["tmpfs"]["/tmp"] and "noexec" in k["tmpfs"]["/tmp"]
+    assert k["volumes"] == {"/stage": {"bind": "/sandbox", "mode": "ro"}}
+    assert k["labels"][LABEL] == "1" and k["labels"]["grader.grading"] == "g1"
+    assert "device_requests" not in k
+
+
+def test_pid1_bounds_the_container_lifetime_and_worker_args():
+    cmd = kwargs()["command"]
+    assert cmd[:4] == ["timeout", "-s", "KILL", "160"]
+    assert cmd[4:] == ["python3", "-s", "-B", "-m", "grader.sandbox.worker", "--probes", "/sandbox/probes/probes.py",
+                       "--submission-dir", "/sandbox/submission", "--forbid", "torch.mul"]
+
+
+def test_gpu_request_becomes_a_device_request():
+    k = kwargs(gpu=GpuRequest(count=-1))
+    assert k["device_requests"][0]["Capabilities"] == [["gpu"]] and k["device_requests"][0]["Count"] == -1
+
+
+@pytest.mark.docker
+def test_engine_applies_the_lockdown(docker_client, tmp_path):
+    from grader.sandbox import image
+
+    k = kwargs()
+    k.update(image=image.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
+             command=["true"])
+    container = docker_client.containers.create(**k)
+    try:
+        host = container.attrs["HostConfig"]
+        assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
+        assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
+        assert host["Memory"] == host["MemorySwap"] == 512 * 2**20 and host["PidsLimit"] == 64
+        assert container.attrs["Config"]["User"] == "65534:65534"
+    finally:
+        container.remove(force=True)
+
+
+@pytest.mark.docker
+def test_reap_removes_containers_of_a_dead_owner(docker_client):
+    from grader.sandbox import image
+
+    labels = {LABEL: "1", "grader.grading": "orphan", "grader.owner_pid": "999999999",
+              "grader.owner_host": __import__("socket").gethostname()}
+    alive = dict(labels, **{"grader.grading": "alive", "grader.owner_pid": str(__import__("os").getpid())})
+    orphan = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=labels)
+    mine = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=alive)
+    try:
+        reap(docker_client)
+        names = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
+        assert orphan.id not in names and mine.id in names
+        reap(docker_client, grading_id="alive")
+        names = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
+        assert mine.id not in names
+    finally:
+        for c in (orphan, mine):
+            try:
+                c.remove(force=True)
+            except Exception:
+                pass

@@ -1,0 +1,38 @@
+"""The static scan finds a forbidden API however the source reaches it."""
+
+import pytest
+
+from grader.judge.forbidden import scan
+
+APIS = ["torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention"]
+SDPA = APIS[0]
+
+
+@pytest.mark.parametrize("source, line", [
+    ("import torch\ntorch.nn.functional.scaled_dot_product_attention(q, k, v)", 2),
+    ("import torch.nn.functional as F\nF.scaled_dot_product_attention(q, k, v)", 2),
+    ("from torch.nn import functional as F\n\nF.scaled_dot_product_attention(q, k, v)", 3),
+    ("from torch.nn.functional import scaled_dot_product_attention as fast", 1),
+    ("from torch.nn.functional import *\nscaled_dot_product_attention(q, k, v)", 2),
+    ("import torch.nn.functional as F\nf = getattr(F, 'scaled_dot_product_attention')", 2),
+    ("import torch as T\nx = T.nn.functional.scaled_dot_product_attention", 2),
+])
+def test_finds_sdpa_through_aliases(source, line):
+    hits = scan(source, APIS, filename="attention.py")
+    assert [(h.api, h.where, h.how) for h in hits] == [(SDPA, f"attention.py:{line}", "static")]
+
+
+def test_finds_a_class_through_its_defining_module():
+    hits = scan("import torch\nm = torch.nn.modules.activation.MultiheadAttention(4, 2)", APIS, filename="a.py")
+    assert [h.api for h in hits] == ["torch.nn.MultiheadAttention"]
+
+
+@pytest.mark.parametrize("source", [
+    '"""Do not use torch.nn.functional.scaled_dot_product_attention here."""',
+    "# F.scaled_dot_product_attention would be cheating\nx = 1",
+    "def scaled_dot_product_attention(q, k, v):\n    return q\nscaled_dot_product_attention(1, 2, 3)",
+    "import torch\ntorch.softmax(x, -1)",
+    "def broken(:",
+])
+def test_no_false_alarms(source):
+    assert scan(source, APIS, filename="a.py") == []

@@ -1,0 +1,146 @@
+"""The worker and the judge's Sandbox, over the local transport (the same worker Docker runs)."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader.exercise import Limits
+from grader.protocol import Opaque
+from grader.sandbox.client import Failure, Sandbox
+from grader.sandbox.local_backend import local_starter
+from grader.sandbox.staging import stage
+
+PROBES = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
+
+
+@pytest.fixture
+def sandbox_for(tmp_path):
+    opened = []
+
+    def open_(source: str, *, forbid=(), call_timeout_s=5.0):
+        sub = tmp_path / f"cand{len(opened)}.py"
+        sub.write_text(textwrap.dedent(source))
+        staged = stage(probes=PROBES, submission=sub, module_name="cand", dest=tmp_path / f"stage{len(opened)}")
+        box = Sandbox(local_starter(staged, "cand", list(forbid), Limits(memory_mb=1024)),
+                      call_timeout_s=call_timeout_s)
+        opened.append(box)
+        return box
+
+    yield open_
+    for box in opened:
+        box.close()
+
+
+def test_values_and_tensors_come_back(sandbox_for):
+    box = sandbox_for("""
+        import torch
+        def f(x, d):
+            return {"double": x * 2, "echo": d, "t": (1, None)}
+    """)
+    r = box.call("run", ["f", torch.arange(3.0), {"k": [1.5]}])
+    assert r.ok and torch.equal(r.value["double"], torch.tensor([0.0, 2.0, 4.0]))
+    assert r.value["echo"] == {"k": [1.5]} and r.value["t"] == (1, None)
+    assert box.hello["torch"] == torch.__version__
+
+
+def test_candidate_exception_is_data_with_our_frames_removed(sandbox_for):
+    box = sandbox_for("""
+        class MyError(ValueError):
+            pass
+        def f():
+            raise MyError("n_heads must divide d_model")
+    """)
+    r = box.call("run", ["f"])
+    assert r.error["type"] == "MyError" and "ValueError" in r.error["qualnames"]
+    assert "n_heads must divide" in r.error["message"]
+    assert "cand.py" in r.error["traceback"] and "worker.py" not in r.error["traceback"]
+
+
+def test_prints_are_captured_apart_from_the_protocol_and_capped(sandbox_for):
+    box = sandbox_for("""
+        import os, sys
+        def f():
+            print("hello from candidate")
+            os.write(1, b"raw fd write\\n")
+            sys.stderr.write("x" * 100000)
+            return 7
+    """)
+    r = box.call("run", ["f"])
+    assert r.value == 7
+    assert r.output.startswith("hello from candidate\nraw fd write\n")
+    assert len(r.output) <= 8000 and r.output_dropped > 90000
+    assert box.call("run", ["f"]).value == 7  # the next call starts with a fresh capture
+
+
+def test_non_plain_returns_become_opaque(sandbox_for):
+    box = sandbox_for("""
+        import torch
+        class AlwaysEqual:
+            def __eq__(self, other): return True
+        class Sub(torch.Tensor):
+            pass
+        def f():
+            return AlwaysEqual(), torch.ones(2).as_subclass(Sub)
+    """)
+    eq, sub = box.call("run", ["f"]).value
+    assert isinstance(eq, Opaque) and eq.type_name == "AlwaysEqual" and eq != 1
+    assert isinstance(sub, Opaque) and sub.type_name == "Sub"
+
+
+def test_exit_at_call_is_a_crash_and_the_sandbox_restarts(sandbox_for):
+    box = sandbox_for("""
+        import os
+        def die(): os._exit(0)
+        def ok(): return "alive"
+    """)
+    r = box.call("run", ["die"])
+    assert r.failure is Failure.CRASH and "exit code 0" in r.failure_message
+    assert box.call("run", ["ok"]).value == "alive" and box.starts == 2
+
+
+def test_timeout_kills_and_restarts(sandbox_for):
+    box = sandbox_for("""
+        def spin():
+            while True: pass
+        def ok(): return 1
+    """, call_timeout_s=1.0)
+    r = box.call("run", ["spin"])
+    assert r.failure is Failure.TIMEOUT and "1 s deadline" in r.failure_message
+    assert box.call("run", ["ok"]).value == 1
+
+
+def test_crash_at_import_is_remembered_not_restarted_per_call(sandbox_for):
+    box = sandbox_for("""
+        import os
+        os._exit(3)
+    """)
+    first = box.call("run", ["anything"])
+    assert first.failure is Failure.CRASH and "importing the submission" in first.failure_message
+    second = box.call("run", ["anything"])
+    assert second.failure is Failure.CRASH and box.starts == 1
+
+
+def test_import_error_is_a_candidate_error_each_call(sandbox_for):
+    box = sandbox_for("def broken(:\n    pass\n")
+    r = box.call("run", ["broken"])
+    assert r.error["type"] == "SyntaxError"
+
+
+def test_tripwire_records_forbidden_api_through_any_alias(sandbox_for):
+    box = sandbox_for("""
+        import torch
+        from torch import mul as m
+        def f(x): return m(x, 2)
+        def g(x): return x * 2
+    """, forbid=["torch.mul"])
+    assert box.call("run", ["f", torch.ones(1)]).forbidden == ["torch.mul"]
+    assert box.call("run", ["g", torch.ones(1)]).forbidden == []
+    assert box.hello["tripwire_missing"] == []
+
+
+def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):
+    box = sandbox_for("x = 1\n")
+    r = box.call("nope")
+    assert r.error["type"] == "LookupError" and "nope" in r.error["message"]

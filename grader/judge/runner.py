@@ -36,7 +36,7 @@ def pytest_argv(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
                 grading_id: str, gpus: str | None = None, image: str | None = None) -> list[str]:
     argv = [
         sys.executable, "-m", "pytest", str(exercise.checks_dir),
-        "-c", str(ini), "--rootdir", str(exercise.checks_dir),
+        "-c", str(ini), "--rootdir", str(exercise.checks_dir), "--confcutdir", str(exercise.checks_dir),
         "-p", "grader.judge.plugin", "-p", "no:cacheprovider", "-p", "no:randomly",
         "-q", "--no-header", "--tb=short", "-W", "ignore::DeprecationWarning",
         f"--hypothesis-seed={seed}",

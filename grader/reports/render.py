@@ -280,21 +280,17 @@ def _check_target(path: str | os.PathLike[str], kind: str) -> Path:
     return p
 
 
-def write_reports(
-    report: Report,
+def check_report_paths(
     *,
     json_path: str | os.PathLike[str] | None = None,
     html_path: str | os.PathLike[str] | None = None,
     md_path: str | os.PathLike[str] | None = None,
-    audience: Audience = "panel",
-) -> list[Path]:
-    """Write the requested formats, creating parent folders; return the paths written.
+) -> list[tuple[Path, str]]:
+    """Validate where reports would go, before any grading: ``[(path, kind), ...]``.
 
-    Every path is checked before anything is written: a directory or a ``.py`` file
-    raises :class:`~grader.errors.UsageError` naming it, and nothing is written.
-    The JSON is the full report whatever the audience (it is the data, not a view).
+    A directory, a ``.py`` file or two formats aimed at one file raise
+    :class:`~grader.errors.UsageError` naming the path.
     """
-    check_audience(audience)
     targets: list[tuple[Path, str]] = []
     for path, kind in ((json_path, "JSON"), (html_path, "HTML"), (md_path, "Markdown")):
         if path is not None:
@@ -305,6 +301,25 @@ def write_reports(
         if key in seen:
             raise UsageError(f"The {seen[key]} and {kind} reports would both be written to {str(p)!r}.")
         seen[key] = kind
+    return targets
+
+
+def write_reports(
+    report: Report,
+    *,
+    json_path: str | os.PathLike[str] | None = None,
+    html_path: str | os.PathLike[str] | None = None,
+    md_path: str | os.PathLike[str] | None = None,
+    audience: Audience = "panel",
+) -> list[Path]:
+    """Write the requested formats, creating parent folders; return the paths written.
+
+    Every path is checked first (see ``check_report_paths``), so nothing is written
+    when one is bad. The JSON is the full report whatever the audience (it is the
+    data, not a view).
+    """
+    check_audience(audience)
+    targets = check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)
 
     render = {
         "JSON": lambda: report.to_json() + "\n",

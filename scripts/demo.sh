@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job, end to end on a fresh machine: set up, then grade the attention
+# exercise's reference solution and its untouched stub in the Docker sandbox.
+# Scorecards print here; JSON, HTML and Markdown reports land in out/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/setup.sh
+mkdir -p out
+echo
+echo "== grading the reference solution =="
+.venv/bin/grader submit attention solutions/attention/attention.py --audience panel \
+    --json out/reference.json --html out/reference.html --md out/reference.md
+echo
+echo "== grading the untouched stub =="
+.venv/bin/grader submit attention --audience panel \
+    --json out/stub.json --html out/stub.html --md out/stub.md
+echo
+echo "Reports written to out/ (open out/reference.html in a browser)."

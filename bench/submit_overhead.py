@@ -1,0 +1,70 @@
+"""How much does grading in a Docker sandbox cost over plain pytest? Run on demand.
+
+Times, side by side in one run and interleaved, several times each:
+  sandboxed: `grader submit EXERCISE FILE` (docker sandbox, runtime image built)
+  plain:     `pytest EXERCISE/checks` against the same file in-process (no sandbox,
+             no protocol, no container): the cost of the checks themselves
+and prints medians and a last line `ratio=X.XX` (sandboxed / plain). Goal: <= 1.5.
+
+    .venv/bin/python bench/submit_overhead.py [--runs 5] [--exercise attention] [--file PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def timed(argv: list[str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):  # pytest exits 1 when checks fail; that is still a timing
+        sys.exit(f"command failed ({proc.returncode}): {' '.join(argv)}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--exercise", default="attention")
+    parser.add_argument("--file", default=None, help="default: solutions/<exercise>/<submission>")
+    args = parser.parse_args()
+
+    from grader.exercise import load_exercise
+    from grader.judge.runner import pytest_argv
+
+    ex = load_exercise(args.exercise)
+    file = Path(args.file) if args.file else REPO / "solutions" / ex.name / ex.config.exercise.submission
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        sandboxed = [sys.executable, "-m", "grader", "submit", str(ex.root), str(file), "--json", str(report)]
+        ini = Path(tmp) / "pytest.ini"
+        ini.write_text("[pytest]\n")
+        # The very pytest command a grading runs, with the in-process "sandbox".
+        plain = pytest_argv(ex, file.resolve(), sandbox="inprocess", seed=ex.config.checks.seed,
+                            events=Path(tmp) / "events.jsonl", ini=ini, grading_id="bench")
+        timed(sandboxed), timed(plain)  # warm the page cache and the image
+        times: dict[str, list[float]] = {"sandboxed": [], "plain": []}
+        for _ in range(args.runs):
+            times["sandboxed"].append(timed(sandboxed))
+            times["plain"].append(timed(plain))
+        score = json.loads(report.read_text())
+    for name, values in times.items():
+        print(f"{name:10s} median {statistics.median(values):6.2f} s   runs: "
+              + " ".join(f"{v:.2f}" for v in values))
+    print(f"graded {score['score']:g}/{score['max_score']:g} on {score['environment']['sandbox']} "
+          f"image {str(score['environment']['image_id'])[:19]}")
+    print(f"ratio={statistics.median(times['sandboxed']) / statistics.median(times['plain']):.2f}")
+
+
+if __name__ == "__main__":
+    main()

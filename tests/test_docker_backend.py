@@ -82,3 +82,19 @@ def test_reap_removes_containers_of_a_dead_owner(docker_client):
                 c.remove(force=True)
             except Exception:
                 pass
+
+
+@pytest.mark.gpu
+@pytest.mark.docker
+def test_device_request_exposes_a_gpu_in_the_container(docker_client, tmp_path):
+    """On a GPU machine with the NVIDIA container runtime: --gpus all reaches the container."""
+    from grader.sandbox import image
+
+    k = kwargs(gpu=GpuRequest(count=-1))
+    k.update(image=image.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
+             command=["sh", "-c", "ls /dev/nvidia0 /dev/nvidiactl"], detach=True)
+    container = docker_client.containers.run(**k)
+    try:
+        assert container.wait(timeout=60)["StatusCode"] == 0, container.logs().decode()
+    finally:
+        container.remove(force=True)

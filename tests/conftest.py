@@ -17,6 +17,7 @@ REQUIRE_DOCKER = os.environ.get("GRADER_REQUIRE_DOCKER") == "1"
 
 # Exercise checks and hostile submissions under tests/ are data for the tests, not tests.
 collect_ignore_glob = ["fixtures/*", "hostile/*"]
+pytest_plugins = ["pytester"]
 
 
 def _unavailable(reason: str):

@@ -136,8 +136,20 @@ def test_tripwire_records_forbidden_api_through_any_alias(sandbox_for):
         def g(x): return x * 2
     """, forbid=["torch.mul"])
     assert box.call("run", ["f", torch.ones(1)]).forbidden == ["torch.mul"]
-    assert box.call("run", ["g", torch.ones(1)]).forbidden == []
+    assert box.call("run", ["g", torch.ones(1)]).forbidden == []  # the * operator is not torch.mul
     assert box.hello["tripwire_missing"] == []
+
+
+def test_tripwire_sees_routes_around_the_wrappers(sandbox_for):
+    box = sandbox_for("""
+        import torch
+        def aten(x): return torch.ops.aten.mul(x, 2)
+        def method(x): return x.mul(2)
+        def near_miss(x): return torch.matmul(x, x) + torch.addcmul(x, x, x)
+    """, forbid=["torch.mul"])
+    assert box.call("run", ["aten", torch.ones(1)]).forbidden == ["torch.mul"]
+    assert box.call("run", ["method", torch.ones(1)]).forbidden == []  # a Tensor method, not the function
+    assert box.call("run", ["near_miss", torch.ones(2)]).forbidden == []
 
 
 def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):

@@ -97,6 +97,8 @@ class GraderPlugin:
         self.current: CheckSandbox | None = None
         self.infra: str | None = None
         self.session = None
+        # Health checks judge the author's strategies, never the candidate: a candidate
+        # must not lose a point because a strategy filters too much or a call is slow.
         settings.register_profile(
             "grader", deadline=None, database=None, print_blob=False,
             max_examples=self.exercise.config.checks.max_examples,
@@ -143,8 +145,14 @@ class GraderPlugin:
     def pytest_collection_modifyitems(self, session, config, items):
         self.session = session
         default = self.exercise.config.checks.default_visibility
+        unseeded = config.getoption("hypothesis_seed", None) is None
         for item in items:
             self.specs[item.nodeid] = _spec(item, default)
+            if unseeded and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                # An author's bare pytest run reproduces a grading: the exercise's seed, not a random one.
+                from hypothesis import seed
+
+                seed(self.exercise.config.checks.seed)(item.obj)
         self._emit({"event": "collected", "checks": list(self.specs.values())})
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code

@@ -3,8 +3,9 @@
 This is "plain pytest against the file": no isolation, no tripwire, no deadline.
 A grading never uses it; ``pytest checks/ -p grader.judge.plugin
 --grader-sandbox inprocess`` does, so authors can iterate on checks quickly.
-Values still make a round trip through the protocol, so checks see exactly the
-types they would see from a real sandbox.
+Arguments and results still make a round trip through the protocol, so probes
+get copies (candidate code cannot change the judge's tensors) and checks see
+exactly the types they would see from a real sandbox.
 """
 
 from __future__ import annotations
@@ -56,11 +57,16 @@ class InProcessSandbox:
     def call(self, probe: str, args=(), kwargs=None, *, timeout_s=None) -> CallResult:
         started = time.perf_counter()
         try:
-            value = getattr(self._load(), probe)(*args, **(kwargs or {}))
-            message = protocol.decode(protocol.encode({"type": "result", "value": value}, strict=False)[8:])
-            return CallResult(probe, value=message["value"], duration_s=time.perf_counter() - started)
+            sent = _roundtrip({"type": "call", "args": list(args), "kwargs": kwargs or {}}, strict=True)
+            value = getattr(self._load(), probe)(*sent["args"], **sent["kwargs"])
+            value = _roundtrip({"type": "result", "value": value}, strict=False)["value"]
+            return CallResult(probe, value=value, duration_s=time.perf_counter() - started)
         except Exception as exc:
             error = {"type": type(exc).__name__, "qualnames": [c.__name__ for c in type(exc).__mro__],
                      "builtin": type(exc).__module__ == "builtins", "message": str(exc),
                      "traceback": "".join(traceback.format_exception(exc))}
             return CallResult(probe, error=error, duration_s=time.perf_counter() - started)
+
+
+def _roundtrip(message: dict, *, strict: bool) -> dict:
+    return protocol.decode(protocol.encode(message, strict=strict)[8:])

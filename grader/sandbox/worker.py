@@ -17,6 +17,7 @@ back, capped, after every call.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -32,12 +33,21 @@ OUTPUT_CAP = 8000  # characters of candidate output sent back per call
 
 
 class Tripwire:
-    """Replaces forbidden torch APIs with wrappers that record each use, then behave normally."""
+    """Records every use of a forbidden torch API, then lets it behave normally.
+
+    Two nets, both inside the sandbox (the AST scan in the judge is a third):
+    wrappers replace each API object wherever torch binds it (functions, and
+    classes via a recording subclass), and during every call a TorchFunctionMode
+    watches all torch function calls by name, which also sees routes around the
+    wrappers such as ``torch.ops.aten.scaled_dot_product_attention`` or a
+    reference taken before the wrappers went in.
+    """
 
     def __init__(self, apis: list[str]):
         self.apis = apis
         self.hits: list[str] = []
         self.missing: list[str] = []
+        self._needles: list[tuple[str, str]] = []
 
     def install(self) -> None:
         for api in self.apis:
@@ -45,6 +55,8 @@ class Tripwire:
             if original is None:
                 self.missing.append(api)
                 continue
+            if not isinstance(original, type):
+                self._needles.append((api.rsplit(".", 1)[-1], api))
             wrapped = self._wrap(api, original)
             for module in list(sys.modules.values()):
                 if not getattr(module, "__name__", "").startswith("torch"):
@@ -71,10 +83,41 @@ class Tripwire:
 
         return tripwire
 
+    def watching(self):
+        """A context manager that records forbidden functions by name while candidate code runs."""
+        from torch.overrides import TorchFunctionMode
+
+        needles, hits = self._needles, self.hits
+
+        class Watch(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                name = _op_name(func)
+                for needle, api in needles:
+                    if name == needle:
+                        hits.append(api)
+                return func(*args, **(kwargs or {}))
+
+        return Watch() if needles else contextlib.nullcontext()
+
     def take(self) -> list[str]:
         out = sorted(set(self.hits))
         self.hits.clear()
         return out
+
+
+def _op_name(func) -> str:
+    """``aten::_foo.default`` / ``foo`` -> ``foo``; Tensor methods and operators -> ``""``.
+
+    ``x * y`` reaches a mode as the method ``TensorBase.mul``, exactly like
+    ``x.mul(y)``; neither is a call of the function ``torch.mul``, so methods
+    never match. Functions, aliases and ``torch.ops.aten`` ops do.
+    """
+    if type(func).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor"):
+        return ""
+    name = str(getattr(func, "__name__", "") or "")
+    if name.startswith("__"):
+        return ""
+    return name.split("::")[-1].split(".")[0].lstrip("_")
 
 
 def _resolve(dotted: str):
@@ -176,7 +219,8 @@ class Worker:
             fn = getattr(probes, message["probe"], None)
             if fn is None or message["probe"].startswith("_") or not callable(fn):
                 raise LookupError(f"probes.py defines no probe {message['probe']!r}")
-            value = fn(*message.get("args", []), **message.get("kwargs", {}))
+            with self.tripwire.watching():
+                value = fn(*message.get("args", []), **message.get("kwargs", {}))
             reply.update(ok=True, value=value)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from candidate code too
             reply.update(ok=False, error=_error(exc, self.keep_dirs))

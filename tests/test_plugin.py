@@ -1,0 +1,117 @@
+"""The judge's pytest plugin, driven by pytester on throwaway check files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+TOY = Path(__file__).parent / "fixtures" / "toy"
+
+
+@pytest.fixture
+def run_checks(pytester, tmp_path):
+    """Write a checks file, run it against the toy solution in-process, return the events by kind."""
+
+    def run(source: str, *extra: str, result_holder: list | None = None):
+        pytester.makepyfile(test_checks=source)
+        events = tmp_path / f"events{len(list(tmp_path.iterdir()))}.jsonl"
+        result = pytester.runpytest_subprocess(
+            "-p", "grader.judge.plugin", "--grader-exercise", str(TOY),
+            "--grader-submission", str(TOY / "solution.py"), "--grader-events", str(events), *extra)
+        if result_holder is not None:
+            result_holder.append(result)
+        out: dict[str, list] = {}
+        for line in (events.read_text().splitlines() if events.exists() else []):
+            event = json.loads(line)
+            out.setdefault(event.pop("event"), []).append(event)
+        return out
+
+    return run
+
+
+def test_markers_and_docstring_become_the_check_spec(run_checks):
+    events = run_checks('''
+import pytest
+
+@pytest.mark.points(2.5)
+@pytest.mark.visibility("visible")
+@pytest.mark.hint("think about it")
+def test_a(sandbox):
+    """Doubles a tensor
+
+    More text that is not the name.
+    """
+
+def test_b_undocumented(sandbox):
+    pass
+''')
+    a, b = events["collected"][0]["checks"]
+    assert a == {"id": "test_checks.py::test_a", "name": "Doubles a tensor", "points": 2.5,
+                 "visibility": "visible", "hint": "think about it", "documented": True}
+    assert b["name"] == "b undocumented" and b["documented"] is False
+    assert b["visibility"] == "visible" and b["points"] == 1.0  # the toy's default visibility
+    assert [r["status"] for r in events["result"]] == ["passed", "passed"]
+    assert events["finished"]
+
+
+def test_bad_points_are_an_authoring_error_naming_the_check(run_checks):
+    holder = []
+    events = run_checks('''
+import pytest
+
+@pytest.mark.points(-1)
+def test_a(sandbox):
+    """x"""
+''', result_holder=holder)
+    (result,) = holder
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_checks.py::test_a: points must be a number >= 0, got -1*"])
+    assert "collected" not in events and "result" not in events  # nothing ran, nothing scored
+
+
+def test_gpu_checks_skip_with_a_reason_without_a_gpu(run_checks):
+    events = run_checks('''
+import pytest
+
+@pytest.mark.gpu
+def test_on_gpu(sandbox):
+    """Runs on CUDA"""
+    raise AssertionError("must not run")
+''')
+    (result,) = events["result"]
+    assert result["status"] == "skipped" and result["message"] == "no GPU in the sandbox"
+
+
+def test_failed_assertion_and_candidate_error_statuses(run_checks):
+    events = run_checks('''
+import torch
+
+def test_wrong(sandbox):
+    """Wrong answer"""
+    assert sandbox.call("scale", torch.ones(1), 2.0).item() == 3.0, "expected 3"
+
+def test_raises(sandbox):
+    """Candidate raises"""
+    sandbox.call("scale", torch.ones(1), float("inf"))
+''')
+    wrong, raises = events["result"]
+    assert wrong["status"] == "failed" and wrong["message"].startswith("expected 3")
+    assert raises["status"] == "error" and raises["message"] == "your code raised ValueError: factor must be finite, got inf"
+    assert 'raise ValueError(f"factor must be finite' in raises["details"]  # the candidate's own line
+
+
+def test_exercise_seed_applies_when_none_is_given(run_checks, tmp_path):
+    source = f'''
+from hypothesis import given, strategies as st
+
+@given(st.integers(0, 10**9))
+def test_draws(sandbox, n):
+    """Draws"""
+    with open({str(tmp_path / "draws.txt")!r}, "a") as f:
+        f.write(f"{{n}}\\n")
+'''
+    run_checks(source)
+    first = (tmp_path / "draws.txt").read_text()
+    (tmp_path / "draws.txt").unlink()
+    run_checks(source)
+    assert (tmp_path / "draws.txt").read_text() == first and len(first.splitlines()) >= 5

@@ -33,6 +33,7 @@ def test_correct_solutions_get_full_marks(path, docker_client):
 def test_untouched_stub_gets_zero(docker_client):
     report = grade("attention", None, sandbox="docker")
     assert report.graded and report.score == 0 and report.max_score > 0
+    assert report.forbidden == []  # its docstrings and messages name APIs; it uses none
 
 
 @pytest.mark.parametrize("path", MUTANTS, ids=lambda p: p.stem)

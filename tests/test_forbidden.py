@@ -16,6 +16,8 @@ SDPA = APIS[0]
     ("from torch.nn.functional import *\nscaled_dot_product_attention(q, k, v)", 2),
     ("import torch.nn.functional as F\nf = getattr(F, 'scaled_dot_product_attention')", 2),
     ("import torch as T\nx = T.nn.functional.scaled_dot_product_attention", 2),
+    ("import importlib\nF = importlib.import_module('torch.nn.functional')\n"
+     "getattr(F, 'scaled_dot_product_attention')(q, k, v)", 3),
 ])
 def test_finds_sdpa_through_aliases(source, line):
     hits = scan(source, APIS, filename="attention.py")
@@ -33,6 +35,8 @@ def test_finds_a_class_through_its_defining_module():
     "def scaled_dot_product_attention(q, k, v):\n    return q\nscaled_dot_product_attention(1, 2, 3)",
     "import torch\ntorch.softmax(x, -1)",
     "def broken(:",
+    'raise NotImplementedError("scaled_dot_product_attention")',
+    'print("no scaled_dot_product_attention here", "MultiheadAttention")',
 ])
 def test_no_false_alarms(source):
     assert scan(source, APIS, filename="a.py") == []

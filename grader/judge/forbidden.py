@@ -17,6 +17,10 @@ import ast
 from grader.reports.model import ForbiddenHit
 
 
+#: Calls whose string arguments name an attribute or a module to fetch.
+_NAME_TAKING = {"getattr", "import_module", "__import__", "attrgetter", "eval", "exec"}
+
+
 def _last(api: str) -> str:
     return api.rsplit(".", 1)[-1]
 
@@ -90,12 +94,15 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         # getattr(F, "scaled_dot_product_attention"), importlib.import_module("torch.nn.functional")...
-        for arg in node.args:
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                text = arg.value
-                api = self.by_last.get(text) or self._match(text)
-                if api is not None:
-                    self._hit(api, node)
+        # Only name-taking calls count: a message string like NotImplementedError("...") does not.
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in _NAME_TAKING:
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    api = self.by_last.get(arg.value) or self._match(arg.value)
+                    if api is not None:
+                        self._hit(api, node)
         self.generic_visit(node)
 
 

@@ -85,3 +85,32 @@ def _specific(name, report):
 def test_grader_still_grades_in_full_afterwards(docker_client, no_leftover_containers):
     report = grade(TOY, TOY / "solution.py", sandbox="docker")
     assert report.graded and report.score == report.max_score > 0
+
+
+def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(docker_client, tmp_path):
+    """kill -9 the grader mid-grading: its judge dies with it, and the next grading reaps the container."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from grader.sandbox.docker_backend import LABEL, reap
+
+    before = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "sleep.py")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    mine = set()
+    while not mine and time.monotonic() < deadline:
+        time.sleep(0.2)
+        mine = {c.id for c in docker_client.containers.list(filters={"label": f"{LABEL}=1"})} - before
+    assert mine, "the grading never started a container"
+    os.kill(grader.pid, signal.SIGKILL)
+    grader.wait()
+    time.sleep(1)
+    judges = subprocess.run(["pgrep", "-f", "grader.judge.plugin.*sleep.py"], capture_output=True, text=True)
+    assert judges.stdout.strip() == "", "a judge outlived the grader"
+    reap(docker_client)  # what every grading does first
+    left = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
+    assert not (left & mine)

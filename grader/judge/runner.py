@@ -63,7 +63,7 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         run = JudgeRun()
         with open(log, "wb") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    env=env, cwd=tmp, start_new_session=True)
+                                    env=env, cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
             try:
                 proc.wait(timeout=exercise.limits.grading_timeout_s)
             except subprocess.TimeoutExpired:
@@ -80,6 +80,19 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         _read_events(events, run)
         run.log_tail = log.read_text(errors="replace")[-3000:]
         return run
+
+
+def _die_with_parent() -> None:
+    """Linux: the judge gets SIGKILL when the grader dies (kill -9 included), so no judge outlives it.
+
+    Its containers are then removed by the next grading's reaper (their owner
+    process is gone) or, at the latest, by their own PID 1 deadline.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _read_events(path: Path, run: JudgeRun) -> None:

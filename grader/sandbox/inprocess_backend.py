@@ -50,6 +50,7 @@ class InProcessSandbox:
             spec.loader.exec_module(candidate)
             spec = importlib.util.spec_from_file_location("probes", self.probes_path)
             probes = importlib.util.module_from_spec(spec)
+            sys.modules["probes"] = probes
             spec.loader.exec_module(probes)
             self._probes = probes
         return self._probes

@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import functools
 import importlib
-import importlib.util
+import inspect
 import os
 import signal
 import sys
@@ -47,6 +47,7 @@ class Tripwire:
         self.apis = apis
         self.hits: list[str] = []
         self.missing: list[str] = []
+        self.modules: list[str] = []
         self._needles: list[tuple[str, str]] = []
 
     def install(self) -> None:
@@ -54,6 +55,9 @@ class Tripwire:
             original = _resolve(api)
             if original is None:
                 self.missing.append(api)
+                continue
+            if inspect.ismodule(original):  # a whole package: the source scan covers it
+                self.modules.append(api)
                 continue
             if not isinstance(original, type):
                 self._needles.append((api.rsplit(".", 1)[-1], api))
@@ -203,11 +207,11 @@ class Worker:
     def load_probes(self):
         if self.probes is None:
             self.send({"type": "importing"})
-            sys.path.insert(0, os.path.abspath(self.args.submission_dir))
-            spec = importlib.util.spec_from_file_location("probes", self.args.probes)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self.probes = module
+            # Both folders go on sys.path, so `probes` and the candidate's module import by
+            # name in processes the probes start themselves (spawned DDP ranks, DataLoader workers).
+            sys.path[:0] = [os.path.dirname(os.path.abspath(self.args.probes)),
+                            os.path.abspath(self.args.submission_dir)]
+            self.probes = importlib.import_module("probes")
             self.send({"type": "imported"})
         return self.probes
 
@@ -292,6 +296,7 @@ def serve(args, send, capture, read) -> None:
         "cuda": bool(torch.cuda.is_available()),
         "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
         "tripwire_missing": tripwire.missing,
+        "tripwire_modules": tripwire.modules,
     })
     Worker(args, send, capture, tripwire).serve(read)
 

@@ -11,6 +11,7 @@ EXIT_GRADED = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_INFRA = 3
+EXIT_INVALID = 4  # `grader validate`: an exercise's checks do not prove what they must
 
 
 class GraderError(Exception):

@@ -10,6 +10,7 @@ from grader.reports.model import Status
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SUBS = Path(__file__).parent / "fixtures" / "toy_submissions"
+MUTANTS = Path(__file__).parent / "fixtures" / "toy_solutions" / "toy" / "mutants"
 
 
 def by_name(report):
@@ -33,8 +34,8 @@ def test_stub_gets_zero_with_the_reason_on_every_check():
 
 
 def test_property_failure_carries_a_shrunk_counterexample_and_is_reproducible():
-    first = grade(TOY, SUBS / "wrong_for_long.py", sandbox="local")
-    second = grade(TOY, SUBS / "wrong_for_long.py", sandbox="local")
+    first = grade(TOY, MUTANTS / "wrong_for_long.py", sandbox="local")
+    second = grade(TOY, MUTANTS / "wrong_for_long.py", sandbox="local")
     prop = by_name(first)["test_scale_property"]
     assert prop.status is Status.FAILED and "n=4" in prop.counterexample
     assert first.score == second.score == 3
@@ -43,7 +44,7 @@ def test_property_failure_carries_a_shrunk_counterexample_and_is_reproducible():
 
 
 def test_forbidden_api_costs_the_checks_that_called_it_and_is_named():
-    report = grade(TOY, SUBS / "uses_mul.py", sandbox="local")
+    report = grade(TOY, MUTANTS / "uses_mul.py", sandbox="local")
     checks = by_name(report)
     assert checks["test_scale_small"].status is Status.FAILED
     assert "torch.mul" in checks["test_scale_small"].message

@@ -1,7 +1,8 @@
 """The ``grader`` command: a thin click layer over functions the tests and batch runner call.
 
 Exit status: 0 graded (whatever the score), 2 bad usage, 3 not graded because of
-infrastructure (rerun), 1 a bug in the grader itself.
+infrastructure (rerun), 4 `validate` found an exercise that does not prove what it
+must, 1 a bug in the grader itself.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def main() -> None:
 
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
 from grader.cli.submit import submit  # noqa: E402
+from grader.cli.validate_cmd import validate  # noqa: E402
 
 main.add_command(submit)
+main.add_command(validate)
 main.add_command(sandbox)

@@ -1,0 +1,63 @@
+"""``grader validate``: prove each exercise's checks on its reference, stub, variants and mutants."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from grader.errors import EXIT_INFRA, EXIT_INVALID
+
+
+@click.command("validate")
+@click.argument("exercises", nargs=-1)
+@click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Gradings at once (each its own judge and sandbox).")
+@click.option("--seed", type=int, help="Hypothesis seed (default: each exercise's).")
+@click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
+def validate(exercises, sandbox, jobs, seed, solutions_dir):
+    """Check that every exercise (all by default) proves what it must.
+
+    The reference and every variant earn full marks, the untouched stub earns zero,
+    and every mutant loses points. Exits 4 naming the exercise and the file or check
+    when one does not, 3 when a grading could not be graded.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercise
+
+    console = Console()
+    results = []
+    for name in exercises or all_exercise_names():
+        result = validate_exercise(name, sandbox=sandbox, jobs=jobs, seed=seed,
+                                   solutions_dir=solutions_dir or SOLUTIONS_DIR)
+        results.append(result)
+        table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
+                      title_justify="left")
+        for column in ("file", "kind", "score", "verdict"):
+            table.add_column(column)
+        for v in result.verdicts:
+            table.add_row(v.path.name, v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
+                          "ok" if v.ok else f"[red]{v.problem}[/]")
+        console.print(table)
+        for problem in result.problems:
+            console.print(f"[red]{result.exercise}: {problem}[/]")
+        catches = Table(title="what each check catches", title_justify="left")
+        catches.add_column("check")
+        catches.add_column("mutants caught")
+        for check, mutants in result.catches().items():
+            catches.add_row(check, ", ".join(mutants) or "[dim](none)[/]")
+        console.print(catches)
+    bad = [r for r in results if not r.ok]
+    for r in bad:
+        for v in r.verdicts:
+            if not v.ok:
+                console.print(f"[bold red]{r.exercise}[/]: {v.kind} {v.path.name}: {v.problem}", soft_wrap=True)
+    if any(not v.report.graded for r in results for v in r.verdicts):
+        sys.exit(EXIT_INFRA)
+    if bad:
+        sys.exit(EXIT_INVALID)

@@ -160,13 +160,18 @@ def docker_starter(client, kwargs: dict):
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc: trust kill(0)
 
 
 def reap(client, *, grading_id: str | None = None) -> int:

@@ -18,7 +18,6 @@ An author can run the checks against any file the same way:
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 import uuid

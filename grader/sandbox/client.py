@@ -182,7 +182,7 @@ class Sandbox:
         except TimeoutError:
             return self._fail(probe, Failure.TIMEOUT, f"the call to {probe!r} ran past its {timeout_s:g} s deadline"
                               + (" while importing the submission" if importing else ""), importing, started)
-        except (EOFError, ConnectionError, OSError) as e:
+        except (EOFError, ConnectionError, OSError):
             reason = self._transport.exit_reason()
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
             return self._fail(probe, Failure.CRASH, f"the sandbox died{where}: {reason}", importing, started)

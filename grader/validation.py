@@ -1,8 +1,10 @@
 """Prove an exercise's checks: the reference earns full marks, the stub zero, every mutant loses points.
 
 ``solutions/<name>/`` holds the reference (``<submission file>``), ``variants/``
-(other correct answers, written differently: each must also earn full marks)
-and ``mutants/`` (plausible wrong answers: each must lose points). A grading that
+(other correct answers, written differently: each must also earn full marks),
+``mutants/`` (plausible wrong answers: each must lose points; CI grades these) and
+``more_mutants/`` (more of the same, graded with ``--more``: each grading costs
+seconds, so CI keeps a curated set in which every catching check is exercised). A grading that
 was not graded is a failure of the validation too, named as such, never a pass.
 """
 
@@ -57,12 +59,13 @@ class ExerciseValidation:
         return out
 
 
-def corpus(ex: Exercise, solutions_dir: Path = SOLUTIONS_DIR) -> list[tuple[str, Path | None]]:
+def corpus(ex: Exercise, solutions_dir: Path = SOLUTIONS_DIR, *, more: bool = False) -> list[tuple[str, Path | None]]:
     """What to grade for ``ex``: ``(kind, path)``; the stub is ``None`` (the exercise's own file)."""
     root = solutions_dir / ex.name
     items: list[tuple[str, Path | None]] = [("reference", root / ex.config.exercise.submission), ("stub", None)]
     items += [("variant", p) for p in sorted((root / "variants").glob("*.py"))]
-    items += [("mutant", p) for p in sorted((root / "mutants").glob("*.py"))]
+    for folder in ("mutants", "more_mutants") if more else ("mutants",):
+        items += [("mutant", p) for p in sorted((root / folder).glob("*.py"))]
     return items
 
 
@@ -85,11 +88,12 @@ def _judge(kind: str, report: Report) -> str | None:
 
 
 def validate_exercise(spec: str | Path | Exercise, *, sandbox: str = "docker", jobs: int = 1,
-                      seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR) -> ExerciseValidation:
+                      seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR,
+                      more: bool = False) -> ExerciseValidation:
     t0 = time.perf_counter()
     ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
     result = ExerciseValidation(ex.name)
-    items = corpus(ex, solutions_dir)
+    items = corpus(ex, solutions_dir, more=more)
     if not items[0][1].is_file():
         result.problems.append(f"no reference solution at {items[0][1]}")
         items = items[1:]

@@ -19,6 +19,16 @@ def test_corpus_lists_reference_stub_variants_and_mutants():
                      ("mutant", "uses_mul.py"), ("mutant", "wrong_for_long.py")]
 
 
+def test_more_mutants_join_only_when_asked(tmp_path):
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, solutions)
+    (solutions / "toy" / "more_mutants").mkdir()
+    (solutions / "toy" / "more_mutants" / "extra.py").write_text("def scale(x, factor):\n    return x\n")
+    ex = load_exercise(TOY)
+    assert "extra.py" not in [p.name for _, p in corpus(ex, solutions) if p]
+    assert ("mutant", solutions / "toy" / "more_mutants" / "extra.py") in corpus(ex, solutions, more=True)
+
+
 def test_a_sound_corpus_validates_and_reports_what_each_check_catches():
     result = validate_exercise(TOY, sandbox="local", jobs=2, solutions_dir=SOLUTIONS)
     assert result.ok, [(v.path.name, v.problem) for v in result.verdicts]

@@ -18,7 +18,8 @@ from grader.errors import EXIT_INFRA, EXIT_INVALID
 @click.option("--seed", type=int, help="Hypothesis seed (default: each exercise's).")
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
-def validate(exercises, sandbox, jobs, seed, solutions_dir):
+@click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -34,7 +35,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir):
     results = []
     for name in exercises or all_exercise_names():
         result = validate_exercise(name, sandbox=sandbox, jobs=jobs, seed=seed,
-                                   solutions_dir=solutions_dir or SOLUTIONS_DIR)
+                                   solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more)
         results.append(result)
         table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")

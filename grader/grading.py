@@ -106,6 +106,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
     if not run.collected:
         _not_graded(report, "the judge collected no checks" + _log_hint(run))
         return
+    modules = set(run.sandbox.get("tripwire_modules") or [])
+    banned_modules = sorted({h.api for h in report.forbidden if h.how == "static" and h.api in modules})
     checks = []
     for spec in run.collected:
         result = run.results.get(spec["id"])
@@ -117,11 +119,27 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
                                  max_score=spec["points"], visibility=Visibility(spec["visibility"]),
                                  message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
                                          "before this check finished")
+        if banned_modules:
+            _no_credit_for_modules(result, banned_modules)
         checks.append(result)
         for api in result.forbidden:
             report.forbidden.append(ForbiddenHit(api=api, how="runtime", where=result.id, check=result.id))
     report.checks = checks
     report.score, report.max_score = total(checks)
+
+
+def _no_credit_for_modules(result: CheckResult, modules: list[str]) -> None:
+    """A forbidden *package* used in the source taints every check.
+
+    Calls into a whole package cannot be attributed to checks at runtime (the
+    tripwire wraps functions and classes), so the source scan decides, for all.
+    """
+    if result.status is Status.SKIPPED:
+        return
+    result.forbidden = sorted(set(result.forbidden) | set(modules))
+    result.status, result.score = Status.FAILED, 0.0
+    result.message = (f"the submission uses forbidden {', '.join(modules)} (found in the source): "
+                      "no credit for any check")
 
 
 def _not_graded(report: Report, reason: str) -> None:

@@ -135,3 +135,18 @@ def test_grading_deadline_times_out_the_unfinished_checks(tmp_path):
     assert report.graded and report.score == 0
     assert {c.status for c in report.checks} == {Status.TIMEOUT}
     assert any("4 s deadline" in c.message for c in report.checks)
+
+
+def test_a_forbidden_package_found_in_the_source_costs_every_check(tmp_path):
+    import shutil
+
+    ex = tmp_path / "toy"
+    shutil.copytree(TOY, ex)
+    toml = (ex / "exercise.toml").read_text()
+    (ex / "exercise.toml").write_text(toml.replace('apis = ["torch.mul"]', 'apis = ["torch.mul", "torch.fft"]'))
+    sub = tmp_path / "toy.py"
+    sub.write_text((TOY / "solution.py").read_text() + "\nimport torch.fft as spectral\n")
+    report = grade(ex, sub, sandbox="local")
+    assert report.graded and report.score == 0
+    assert all(c.status is Status.FAILED and "forbidden torch.fft" in c.message for c in report.checks)
+    assert [(h.api, h.how) for h in report.forbidden if h.api == "torch.fft"][0] == ("torch.fft", "static")

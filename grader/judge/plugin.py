@@ -239,7 +239,8 @@ class GraderPlugin:
             self._emit({"event": "sandbox", **self.sandbox_info, "torch": hello.get("torch"),
                         "python": hello.get("python"), "gpus": hello.get("gpus"),
                         "starts": getattr(self.box, "starts", 0),
-                        "tripwire_missing": hello.get("tripwire_missing", [])})
+                        "tripwire_missing": hello.get("tripwire_missing", []),
+                        "tripwire_modules": hello.get("tripwire_modules", [])})
             self.box.close()
         self._workdir.cleanup()
         self._emit({"event": "finished"})

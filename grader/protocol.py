@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections import OrderedDict
 
 MAGIC = b"GRDR"
 _HEADER = struct.Struct(">4sI")
@@ -82,7 +83,7 @@ def _encode_value(value, tensors: dict, depth: int, strict: bool):
     if type(value) in (list, tuple):
         items = [_encode_value(v, tensors, depth + 1, strict) for v in value]
         return items if type(value) is list else {"$tuple": items}
-    if type(value) is dict:
+    if type(value) in (dict, OrderedDict):  # OrderedDict: every state_dict
         out = {}
         for k, v in value.items():
             if type(k) is not str or k.startswith("$"):

@@ -115,3 +115,12 @@ def test_header_is_json_not_pickle():
     frame = protocol.encode({"type": "x", "v": (1, "a")})
     (n,) = struct.unpack(">I", frame[8:12])
     assert json.loads(frame[12:12 + n]) == {"type": "x", "v": {"$tuple": [1, "a"]}}
+
+
+def test_state_dicts_cross_as_dicts():
+    from collections import OrderedDict
+
+    sd = torch.nn.Linear(2, 3).state_dict()
+    assert isinstance(sd, OrderedDict)
+    back = roundtrip({"type": "x", "sd": sd})["sd"]
+    assert list(back) == ["weight", "bias"] and torch.equal(back["weight"], sd["weight"])

@@ -42,11 +42,15 @@ def candidate_raises(exception: str, *, match: str | None = None):
 
     ``match`` is a regular expression searched in the exception's message, as in
     ``pytest.raises``. Exceptions are named, not imported, because the class lives
-    in the sandbox and only its name and message come back.
+    in the sandbox and only its name and message come back. ``NotImplementedError``
+    (an untouched stub) never counts as a ``RuntimeError`` it happens to subclass.
     """
     try:
         yield
     except CandidateError as e:
+        if e.is_a("NotImplementedError") and exception != "NotImplementedError":
+            raise AssertionError(f"expected {exception}, but the code is not implemented yet "
+                                 f"(NotImplementedError: {e.message})") from None
         if not e.is_a(exception):
             raise AssertionError(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
         if match is not None and not re.search(match, e.message):

@@ -121,6 +121,8 @@ class GraderPlugin:
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
+        except Exception as e:  # anything else while opening is infrastructure too, named
+            self._infra(f"the sandbox could not be opened: {type(e).__name__}: {e}")
 
     # ------------------------------------------------------------ events
 

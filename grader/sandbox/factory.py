@@ -39,14 +39,18 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         from grader.sandbox import docker_backend, engine
         from grader.sandbox import image as runtime_image
 
+        from docker.errors import DockerException, ImageNotFound
+
         client = engine.connect()
-        docker_backend.reap(client)  # containers a dead grader left behind on this host
         name = image or runtime_image.runtime_image_name()
         try:
+            docker_backend.reap(client)  # containers a dead grader left behind on this host
             found = client.images.get(name)
-        except Exception:
+        except ImageNotFound:
             raise InfraError(f"The sandbox image {name} is not built.",
                              hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.") from None
+        except DockerException as e:
+            raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, module_name=exercise.module_name,
                                                  forbidden=forbidden, limits=limits, grading_id=grading_id, gpu=gpu)
         start = docker_backend.docker_starter(client, kwargs)

@@ -11,7 +11,9 @@ exactly the types they would see from a real sandbox.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -32,6 +34,7 @@ class InProcessSandbox:
                       "python": sys.version.split()[0]}
         self.starts = 1
         self._probes = None
+        self._scratch = tempfile.TemporaryDirectory(prefix="grader-inprocess-")
 
     def start_in_background(self) -> None:
         pass
@@ -40,7 +43,7 @@ class InProcessSandbox:
         pass
 
     def close(self) -> None:
-        pass
+        self._scratch.cleanup()
 
     def _load(self):
         if self._probes is None:
@@ -57,6 +60,8 @@ class InProcessSandbox:
 
     def call(self, probe: str, args=(), kwargs=None, *, timeout_s=None) -> CallResult:
         started = time.perf_counter()
+        here = os.getcwd()
+        os.chdir(self._scratch.name)  # files a submission writes land here, not in the repo
         try:
             sent = _roundtrip({"type": "call", "args": list(args), "kwargs": kwargs or {}}, strict=True)
             value = getattr(self._load(), probe)(*sent["args"], **sent["kwargs"])
@@ -67,6 +72,8 @@ class InProcessSandbox:
                      "builtin": type(exc).__module__ == "builtins", "message": str(exc),
                      "traceback": "".join(traceback.format_exception(exc))}
             return CallResult(probe, error=error, duration_s=time.perf_counter() - started)
+        finally:
+            os.chdir(here)
 
 
 def _roundtrip(message: dict, *, strict: bool) -> dict:

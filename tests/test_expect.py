@@ -1,0 +1,47 @@
+"""The assertions checks use on sandbox data."""
+
+import pytest
+import torch
+
+from grader.judge import CandidateError, Opaque, candidate_raises, expect_tensor
+
+
+def error(type_name, qualnames, message="boom"):
+    return CandidateError("probe", {"type": type_name, "qualnames": qualnames, "builtin": True,
+                                    "message": message, "traceback": ""})
+
+
+def test_expect_tensor_names_each_problem():
+    t = torch.ones(2, 3)
+    assert expect_tensor(t, shape=(2, 3), dtype=torch.float32) is t
+    with pytest.raises(AssertionError, match="out: expected a torch.Tensor, got AlwaysEqual"):
+        expect_tensor(Opaque("AlwaysEqual", "x"), name="out")
+    with pytest.raises(AssertionError, match=r"expected shape \(3, 2\), got \(2, 3\)"):
+        expect_tensor(t, shape=(3, 2))
+    with pytest.raises(AssertionError, match="expected dtype torch.float64"):
+        expect_tensor(t, dtype=torch.float64)
+    with pytest.raises(AssertionError, match="1 of 6 values are not finite \\(NaN\\)"):
+        expect_tensor(torch.tensor([[1.0, float("nan"), 0], [0, 0, 0]]))
+    assert expect_tensor(torch.tensor([float("inf")]), finite=False).isinf().all()
+
+
+def test_candidate_raises_accepts_subclasses_by_name():
+    with candidate_raises("ValueError", match="n_heads"):
+        raise error("MyError", ["MyError", "ValueError", "Exception"], "n_heads must be >= 1")
+
+
+@pytest.mark.parametrize("raised, expected, message", [
+    (error("TypeError", ["TypeError"]), "ValueError", "expected ValueError, but the code raised TypeError"),
+    (error("ValueError", ["ValueError"], "bad"), "ValueError", "does not match"),
+    (error("NotImplementedError", ["NotImplementedError", "RuntimeError"]), "RuntimeError", "not implemented yet"),
+])
+def test_candidate_raises_refuses_the_wrong_error(raised, expected, message):
+    with pytest.raises(AssertionError, match=message):
+        with candidate_raises(expected, match="n_heads" if message == "does not match" else None):
+            raise raised
+
+
+def test_candidate_raises_requires_a_raise():
+    with pytest.raises(AssertionError, match="nothing was raised"):
+        with candidate_raises("ValueError"):
+            pass

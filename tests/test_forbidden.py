@@ -40,3 +40,14 @@ def test_finds_a_class_through_its_defining_module():
 ])
 def test_no_false_alarms(source):
     assert scan(source, APIS, filename="a.py") == []
+
+
+@pytest.mark.parametrize("source", [
+    "import torch.distributed.algorithms.join",
+    "from torch.distributed.algorithms.model_averaging.utils import average_parameters",
+    "from torch.distributed import algorithms",
+    "import torch.distributed as dist\nh = dist.algorithms.ddp_comm_hooks",
+])
+def test_anything_inside_a_forbidden_package_is_a_hit(source):
+    hits = scan(source, ["torch.distributed.algorithms"], filename="ddp_step.py")
+    assert [h.api for h in hits] == ["torch.distributed.algorithms"]

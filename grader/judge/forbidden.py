@@ -39,8 +39,9 @@ class _Scanner(ast.NodeVisitor):
             self.hits.append(ForbiddenHit(api=api, how="static", where=where))
 
     def _match(self, dotted: str) -> str | None:
-        if dotted in self.apis:
-            return dotted
+        for api in self.apis:  # exact, or anything inside a forbidden package
+            if dotted == api or dotted.startswith(api + "."):
+                return api
         if dotted.startswith("torch.") and _last(dotted) in self.by_last:
             return self.by_last[_last(dotted)]
         return None

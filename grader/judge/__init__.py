@@ -2,7 +2,7 @@
 
 What an exercise's checks import::
 
-    from grader.judge import expect_tensor, candidate_raises, CandidateError, Opaque
+    from grader.judge import expect_tensor, expect_close, expect_gradient, candidate_raises, CandidateError, Opaque
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
@@ -20,6 +20,8 @@ _EXPORTS = {
     "SandboxFailure": "grader.judge.calls",
     "SandboxTimeout": "grader.judge.calls",
     "candidate_raises": "grader.judge.expect",
+    "expect_close": "grader.judge.expect",
+    "expect_gradient": "grader.judge.expect",
     "expect_tensor": "grader.judge.expect",
     "Opaque": "grader.protocol",
 }

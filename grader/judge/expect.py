@@ -36,6 +36,19 @@ def expect_tensor(value, *, shape=None, dtype: torch.dtype | None = None, finite
     return value
 
 
+def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "output", *,
+                 atol: float | None = None, rtol: float | None = None) -> None:
+    """``torch.testing.assert_close``, its message starting with what was compared."""
+    torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, msg=lambda detail: f"{name}: {detail}")
+
+
+def expect_gradient(value, name: str, like: torch.Tensor, *, why: str | None = None) -> torch.Tensor:
+    """A gradient the sandbox returned, checked like ``like``; says why when none reached ``name``."""
+    if value is None:
+        raise AssertionError(f"no gradient reached {name}: {why or 'the result does not depend on it'}")
+    return expect_tensor(value, shape=tuple(like.shape), dtype=like.dtype, name=f"gradient of {name}")
+
+
 @contextmanager
 def candidate_raises(exception: str, *, match: str | None = None):
     """Assert the sandbox call inside the block raised ``exception`` (by class name, subclasses too).

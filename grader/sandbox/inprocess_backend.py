@@ -26,8 +26,8 @@ from grader.sandbox.client import CallResult
 
 class InProcessSandbox:
     def __init__(self, probes: Path, submission: Path, module_name: str):
-        self.probes_path = probes
-        self.submission = submission
+        self.probes_path = Path(probes).resolve()  # calls run in a scratch folder
+        self.submission = Path(submission).resolve()
         self.module_name = module_name
         self.hello = {"type": "hello", "torch": torch.__version__, "cuda": torch.cuda.is_available(),
                       "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from torch import Tensor, nn
 
 from grader.judge import expect_tensor
+from grader.judge import expect_close as close, expect_gradient as gradient  # noqa: F401 (re-exported)
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 
@@ -65,22 +66,6 @@ def outputs(result: dict, *, out_shape, weights_shape, dtype) -> tuple[Tensor, T
         result["weights"], shape=tuple(weights_shape), dtype=dtype, name="weights"
     )
     return out, weights
-
-
-def close(actual: Tensor, expected: Tensor, name: str, *, atol: float, rtol: float) -> None:
-    """torch.testing.assert_close, its message starting with what was compared."""
-    torch.testing.assert_close(
-        actual, expected, atol=atol, rtol=rtol, msg=lambda detail: f"{name}: {detail}"
-    )
-
-
-def gradient(value, name: str, like: Tensor, *, why: str | None = None) -> Tensor:
-    """A gradient from a probe result, checked like ``like``; says why when it is missing."""
-    if value is None:
-        raise AssertionError(
-            f"no gradient reached {name}: {why or 'the outputs do not depend on it'}"
-        )
-    return expect_tensor(value, shape=tuple(like.shape), dtype=like.dtype, name=f"gradient of {name}")
 
 
 # ---------------------------------------------------------------------- strategies

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from hypothesis import strategies as st
 from torch import Tensor
 
-from grader.judge import expect_tensor
+from grader.judge import expect_close as close, expect_gradient as gradient  # noqa: F401 (re-exported)
 
 #: Tolerances any correct implementation meets for these sizes (values O(1), at
 #: most 8 input features: float32 rounding error is ~1e-6 whatever the order of
@@ -38,22 +38,6 @@ def call(sandbox, probe: str, *args, **kwargs) -> dict:
     if not isinstance(result, dict):
         raise AssertionError(f"probe {probe!r} returned {result!r}, expected a dict")
     return result
-
-
-def close(actual: Tensor, expected: Tensor, name: str, *, atol: float, rtol: float) -> None:
-    """torch.testing.assert_close, its message starting with what was compared."""
-    torch.testing.assert_close(
-        actual, expected, atol=atol, rtol=rtol, msg=lambda detail: f"{name}: {detail}"
-    )
-
-
-def gradient(value, name: str, like: Tensor, *, why: str | None = None) -> Tensor:
-    """A gradient from a probe result, checked like ``like``; says why when it is missing."""
-    if value is None:
-        raise AssertionError(
-            f"no gradient reached {name}: {why or 'the output does not depend on it'}"
-        )
-    return expect_tensor(value, shape=tuple(like.shape), dtype=like.dtype, name=f"gradient of {name}")
 
 
 # ---------------------------------------------------------------------- strategies

@@ -12,7 +12,7 @@ from grader.sandbox.staging import Staged
 
 def kwargs(**over):
     limits = Limits(memory_mb=512, cpus=1.5, pids=64, nofile=128, fsize_mb=8, tmpfs_mb=32, grading_timeout_s=100)
-    return container_kwargs(image="img", staged=Staged(Path("/stage")), module_name="attention",
+    return container_kwargs(image="img", staged=Staged(Path("/stage")),
                             forbidden=["torch.mul"], limits=limits, grading_id="g1", **over)
 
 

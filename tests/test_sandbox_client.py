@@ -23,7 +23,7 @@ def sandbox_for(tmp_path):
         sub = tmp_path / f"cand{len(opened)}.py"
         sub.write_text(textwrap.dedent(source))
         staged = stage(probes=PROBES, submission=sub, module_name="cand", dest=tmp_path / f"stage{len(opened)}")
-        box = Sandbox(local_starter(staged, "cand", list(forbid), Limits(memory_mb=1024)),
+        box = Sandbox(local_starter(staged, list(forbid), Limits(memory_mb=1024)),
                       call_timeout_s=call_timeout_s)
         opened.append(box)
         return box

@@ -57,15 +57,11 @@ class CheckRecord:
     output: list[str] = field(default_factory=list)
     output_dropped: int = 0
     forbidden: list[str] = field(default_factory=list)
-    calls: int = 0
-    sandbox_s: float = 0.0
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
 
     def add(self, result: CallResult) -> None:
-        self.calls += 1
-        self.sandbox_s += result.duration_s
         if result.output:
             self.output.append(result.output)
         self.output_dropped += result.output_dropped
@@ -81,11 +77,6 @@ class CheckSandbox:
         self._sandbox = sandbox
         self.record = CheckRecord()
 
-    @property
-    def gpus(self) -> int:
-        self._sandbox.ensure_started()
-        return int(self._sandbox.hello.get("gpus") or 0)
-
     def call(self, probe: str, *args, **kwargs):
         """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
         if self.record.lost is not None:
@@ -93,7 +84,7 @@ class CheckSandbox:
         result = self._sandbox.call(probe, args, kwargs)
         self.record.add(result)
         if result.failure is not None:
-            self.record.lost = _FAILURES.get(result.failure, SandboxFailure)(result.failure_message)
+            self.record.lost = _FAILURES[result.failure](result.failure_message)
             raise type(self.record.lost)(result.failure_message)
         if result.error is not None:
             raise CandidateError(probe, result.error)

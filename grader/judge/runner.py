@@ -27,7 +27,6 @@ class JudgeRun:
     results: dict[str, CheckResult] = field(default_factory=dict)
     infra: str | None = None
     sandbox: dict = field(default_factory=dict)
-    finished: bool = False
     timed_out: bool = False
     log_tail: str = ""
 
@@ -113,8 +112,6 @@ def _read_events(path: Path, run: JudgeRun) -> None:
             run.infra = run.infra or event["reason"]
         elif kind == "sandbox":
             run.sandbox = event
-        elif kind == "finished":
-            run.finished = True
 
 
 def _reap(sandbox: str, grading_id: str) -> None:

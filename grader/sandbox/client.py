@@ -23,7 +23,6 @@ class Failure(str, Enum):
     TIMEOUT = "timeout"  # the call ran past its wall-clock deadline; the worker was killed
     CRASH = "crash"  # the worker died (os._exit, segfault, memory limit)
     PROTOCOL = "protocol"  # the channel carried something that is not a valid frame
-    START = "start"  # the sandbox could not be started: infrastructure, not the candidate
 
 
 @dataclass

@@ -33,7 +33,7 @@ def labels_for(grading_id: str) -> dict[str, str]:
     }
 
 
-def container_kwargs(*, image: str, staged: Staged, module_name: str, forbidden: list[str], limits: Limits,
+def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,
                      grading_id: str, gpu: GpuRequest | None = None) -> dict:
     """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
     mb = 1024 * 1024
@@ -41,7 +41,7 @@ def container_kwargs(*, image: str, staged: Staged, module_name: str, forbidden:
 
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
     lifetime = int(limits.grading_timeout_s) + 60
-    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, module_name, forbidden)
+    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden)
     kwargs = dict(
         image=image,
         command=command,

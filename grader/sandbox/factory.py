@@ -33,7 +33,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     if kind == "local":
         from grader.sandbox.local_backend import local_starter
 
-        start = local_starter(staged, exercise.module_name, forbidden, limits)
+        start = local_starter(staged, forbidden, limits)
         info = {"sandbox": "local"}
     else:
         from grader.sandbox import docker_backend, engine
@@ -51,8 +51,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
                              hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.") from None
         except DockerException as e:
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
-        kwargs = docker_backend.container_kwargs(image=name, staged=staged, module_name=exercise.module_name,
-                                                 forbidden=forbidden, limits=limits, grading_id=grading_id, gpu=gpu)
+        kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits, grading_id=grading_id, gpu=gpu)
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
     return Sandbox(start, call_timeout_s=limits.call_timeout_s), info

@@ -85,7 +85,7 @@ class LocalTransport(Transport):
         self._workdir.cleanup()
 
 
-def local_starter(staged: Staged, module_name: str, forbidden: list[str], limits: Limits):
+def local_starter(staged: Staged, forbidden: list[str], limits: Limits):
     """A function that starts one local worker per call (the Sandbox calls it again after a crash)."""
 
     def start() -> LocalTransport:
@@ -99,7 +99,7 @@ def local_starter(staged: Staged, module_name: str, forbidden: list[str], limits
             "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
         }
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), module_name, forbidden),
+            worker_argv(sys.executable, str(staged.root), forbidden),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=workdir.name, env=env, start_new_session=True,
             preexec_fn=lambda: _apply_rlimits(rlimits_for(limits)),

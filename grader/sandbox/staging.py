@@ -62,7 +62,7 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path) -> St
     return Staged(dest)
 
 
-def worker_argv(python: str, staged_root: str, module_name: str, forbidden: list[str]) -> list[str]:
+def worker_argv(python: str, staged_root: str, forbidden: list[str]) -> list[str]:
     """The worker's command line, with paths as seen from where it runs."""
     argv = [python, "-s", "-B", "-m", "grader.sandbox.worker",
             "--probes", f"{staged_root}/probes/probes.py",

@@ -8,6 +8,7 @@ file and the key, the way hypothesis names the bad argument.
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from enum import Enum
 from pathlib import Path
@@ -87,6 +88,20 @@ class Exercise:
     probes = property(lambda self: self.root / "probes.py")
     checks_dir = property(lambda self: self.root / "checks")
     readme = property(lambda self: self.root / "README.md")
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 over what decides a score: exercise.toml (limits, seed), probes.py and checks/.
+
+        The ``version`` string is the author's word; this is the content's. Batch results
+        are keyed by both, so editing a check without bumping the version still regrades.
+        """
+        digest = hashlib.sha256()
+        files = [self.root / "exercise.toml", self.probes,
+                 *sorted(p for p in self.checks_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
+        for f in files:
+            digest.update(f.relative_to(self.root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        return digest.hexdigest()
 
     @property
     def module_name(self) -> str:

@@ -39,7 +39,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
     report.environment = Environment(
         submission_name=path.name, submission_sha256=hashlib.sha256(source).hexdigest(),
-        exercise_version=ex.version, sandbox=sandbox, grader_version=__version__,
+        exercise_version=ex.version, exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
         limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
     )
     report.warnings += _source_warnings(source)

@@ -22,12 +22,13 @@ class GraderGroup(click.Group):
             return super().invoke(ctx)
         except GraderError as e:
             from rich.console import Console
+            from rich.markup import escape
 
             console = Console(stderr=True, highlight=False)
             label = "not graded" if e.exit_code == 3 else "error"
-            console.print(f"[bold red]{label}:[/] {e}", markup=True, soft_wrap=True)
+            console.print(f"[bold red]{label}:[/] {escape(str(e))}", soft_wrap=True)  # messages hold paths, [extras]
             if e.hint:
-                console.print(e.hint, soft_wrap=True)
+                console.print(escape(e.hint), soft_wrap=True)
             sys.exit(e.exit_code)
 
 
@@ -37,10 +38,12 @@ def main() -> None:
     """Grade PyTorch interview exercises in a sandbox, with hidden checks."""
 
 
+from grader.cli.batch_cmd import batch  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
 from grader.cli.submit import submit  # noqa: E402
 from grader.cli.validate_cmd import validate  # noqa: E402
 
 main.add_command(submit)
+main.add_command(batch)
 main.add_command(validate)
 main.add_command(sandbox)

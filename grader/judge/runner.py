@@ -1,6 +1,7 @@
 """Run an exercise's checks in a child pytest process and read back what happened.
 
-The child is ``python -m pytest checks/ -p grader.judge.plugin ...`` with an
+The child is ``pytest checks/ -p grader.judge.plugin ...``, forked from a warm
+server that has torch and pytest imported already (``grader.judge.warm``), with an
 empty ini file (no project configuration leaks in), a fixed hypothesis seed and
 a hard wall-clock deadline enforced from here. Its outcomes arrive as JSON lines
 (see ``grader.judge.plugin``); its exit code and printed text mean nothing.
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.exercise import Exercise
+from grader.judge import warm
 from grader.reports.model import CheckResult
 
 
@@ -31,67 +33,97 @@ class JudgeRun:
     log_tail: str = ""
 
 
-def pytest_argv(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
+def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
                 grading_id: str, gpus: str | None = None, image: str | None = None) -> list[str]:
-    argv = [
-        sys.executable, "-m", "pytest", str(exercise.checks_dir),
+    """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge."""
+    args = [
+        str(exercise.checks_dir),
         "-c", str(ini), "--rootdir", str(exercise.checks_dir), "--confcutdir", str(exercise.checks_dir),
         "-p", "grader.judge.plugin", "-p", "no:cacheprovider", "-p", "no:randomly",
         "-q", "--no-header", "--tb=short", "-W", "ignore::DeprecationWarning",
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         f"--hypothesis-seed={seed}",
         "--grader-submission", str(submission), "--grader-exercise", str(exercise.root),
         "--grader-sandbox", sandbox, "--grader-events", str(events), "--grader-id", grading_id,
     ]
     if gpus:
-        argv += ["--grader-gpus", gpus]
+        args += ["--grader-gpus", gpus]
     if image:
-        argv += ["--grader-image", image]
-    return argv
+        args += ["--grader-image", image]
+    return args
+
+
+def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
+    """A cold judge's command line: ``python -m pytest`` plus :func:`pytest_args`."""
+    return [sys.executable, "-m", "pytest", *pytest_args(exercise, submission, **kwargs)]
 
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
                gpus: str | None = None, image: str | None = None) -> JudgeRun:
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
-        events, ini = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini"
+        events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
-        argv = pytest_argv(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
+        args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
                            grading_id=grading_id, gpus=gpus, image=image)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
-        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
-        log = Path(tmp) / "judge.log"
+        judge = _WarmJudge(args, tmp, log) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    env=env, cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
-            try:
-                proc.wait(timeout=exercise.limits.grading_timeout_s)
-            except subprocess.TimeoutExpired:
-                run.timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            except BaseException:  # Ctrl-C: take the judge and its sandbox down with us
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                _reap(sandbox, grading_id)
-                raise
+        try:
+            run.timed_out = not judge.wait(exercise.limits.grading_timeout_s)
+        except BaseException:  # Ctrl-C: take the judge and its sandbox down with us
+            judge.kill()
+            _reap(sandbox, grading_id)
+            raise
         if run.timed_out:
+            judge.kill()
             _reap(sandbox, grading_id)
         _read_events(events, run)
-        run.log_tail = log.read_text(errors="replace")[-3000:]
+        run.log_tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
         return run
 
 
-def _die_with_parent() -> None:
-    """Linux: the judge gets SIGKILL when the grader dies (kill -9 included), so no judge outlives it.
+class _WarmJudge:
+    """A judge forked from the warm server (see ``grader.judge.warm``)."""
 
-    Its containers are then removed by the next grading's reaper (their owner
-    process is gone) or, at the latest, by their own PID 1 deadline.
-    """
-    if sys.platform.startswith("linux"):
-        import ctypes
+    def __init__(self, args: list[str], cwd: str, log: Path):
+        self.judge = warm.start_judge(args, cwd=cwd, log=str(log))
 
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    def wait(self, timeout: float) -> bool:
+        return self.judge.wait(timeout)
+
+    def kill(self) -> None:
+        self.judge.kill()
+
+
+class _ColdJudge:
+    """``python -m pytest`` in a new process: where the platform has no forkserver."""
+
+    def __init__(self, args: list[str], cwd: str, log: Path):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                                         start_new_session=True, preexec_fn=warm.die_with_parent)
+
+    def wait(self, timeout: float) -> bool:
+        try:
+            self.proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def kill(self) -> None:
+        _killpg(self.proc.pid)
+        self.proc.wait()
+
+
+def _killpg(pid: int | None) -> None:
+    if pid is None:
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _read_events(path: Path, run: JudgeRun) -> None:

@@ -72,6 +72,7 @@ class Environment(_Model):
     submission_name: str = ""
     submission_sha256: str = ""
     exercise_version: str = ""
+    exercise_fingerprint: str = Field(default="", description="sha256 of exercise.toml, probes.py and checks/")
     sandbox: str = ""
     image: str | None = None
     image_id: str | None = None

@@ -1,0 +1,106 @@
+"""One cell of the panel's score table: a score, or a status word with its reason, and its flags.
+
+Colour is never the only cue: every state has a word, and the reason a row was not
+scored is both visible and in the cell's ``title``. A not-graded row has no sort
+value (it sorts last in either direction) and a candidate with one has no total:
+the infrastructure failing is never turned into a 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from grader.batch.model import Row, RowStatus, flags_for
+from grader.reports.render import fmt_points
+
+#: The word a cell shows for each status that is not a plain score.
+WORDS = {
+    RowStatus.NOT_GRADED: "not graded — rerun",
+    RowStatus.MISSING: "missing",
+    RowStatus.EMPTY: "empty",
+    RowStatus.INVALID: "invalid",
+    RowStatus.UNREADABLE: "unreadable",
+    RowStatus.AMBIGUOUS: "ambiguous",
+    RowStatus.UNKNOWN_EXERCISE: "unknown exercise",
+}
+FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar"}
+MAX_SIMILAR_FLAGS = 3
+
+#: (candidate, exercise) -> [(pair number, the other candidate, similarity)]
+Similar = dict[tuple[str, str], list[tuple[int, str, float]]]
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # forbidden, timeout, error, similar, ...: a CSS class
+    label: str
+    title: str = ""
+    href: str | None = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    status: str  # RowStatus value, or "none" when there is no row at all
+    text: str  # "7/10", "not graded — rerun", "missing", ...
+    sort: str  # numeric sort key; "" sorts last whichever the direction
+    href: str | None = None
+    reason: str = ""
+    show_reason: bool = False
+    flags: list[Flag] = field(default_factory=list)
+
+
+def similar_by_row(pairs: list) -> Similar:
+    """Index similarity pairs by the rows they involve; pair N is ``similarity.html#pair-N``."""
+    out: Similar = {}
+    for n, p in enumerate(pairs, start=1):
+        for me, other in ((p.a, p.b), (p.b, p.a)):
+            out.setdefault((me.candidate, p.exercise), []).append((n, other.candidate, p.similarity))
+    return out
+
+
+def _flags(row: Row, similar: Similar) -> list[Flag]:
+    report = row.report
+    out = []
+    for kind in dict.fromkeys([*row.flags, *flags_for(report)]):
+        if kind == "similar":
+            continue  # from the pairs below, which say with whom
+        title = ""
+        if kind == "forbidden" and report is not None:
+            title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
+        elif kind in ("timeout", "error") and report is not None:
+            title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
+        out.append(Flag(kind, FLAG_LABELS.get(kind, kind), title))
+    matches = similar.get((row.candidate, row.exercise), [])
+    for n, other, sim in matches[:MAX_SIMILAR_FLAGS]:
+        out.append(Flag("similar", f"similar to {other} ({sim:.0%})", f"pair {n} in the similarity report",
+                        f"similarity.html#pair-{n}"))
+    if len(matches) > MAX_SIMILAR_FLAGS:
+        out.append(Flag("similar", f"+{len(matches) - MAX_SIMILAR_FLAGS} more similar", "", "similarity.html"))
+    elif "similar" in row.flags and not matches:
+        out.append(Flag("similar", "similar", "see the similarity report", "similarity.html"))
+    return out
+
+
+def cell(row: Row | None, similar: Similar, max_score: float | None) -> Cell:
+    """The cell for one (candidate, exercise); ``row`` is None when the batch has no row for it."""
+    if row is None:
+        return Cell("none", "—", "", reason="no result recorded for this exercise")
+    flags = _flags(row, similar)
+    if row.status is RowStatus.GRADED and row.score is not None:
+        text = f"{fmt_points(row.score)}/{fmt_points(row.max_score or max_score or 0)}"
+        return Cell("graded", text, repr(float(row.score)), row.scorecard, row.reason, False, flags)
+    scored = row.status.scored and row.score is not None
+    text = WORDS.get(row.status, row.status.value) + (" · scored 0" if scored and row.score == 0 else "")
+    return Cell(row.status.value, text, repr(float(row.score)) if scored else "", row.scorecard,
+                row.reason or WORDS.get(row.status, ""), row.status is not RowStatus.MISSING, flags)
+
+
+def total(cells: list[Cell], maxima: dict[str, float]) -> Cell:
+    """A candidate's total; none while a row awaits a rerun, since a partial sum would compare as a score."""
+    if all(c.status == "none" for c in cells):
+        return Cell("none", "—", "", reason="no results for this candidate")
+    if rerun := sum(c.status == RowStatus.NOT_GRADED.value for c in cells):
+        return Cell("incomplete", "incomplete — rerun", "", reason=f"no total until rerun: {rerun} not graded",
+                    show_reason=True)
+    got = sum(float(c.sort) for c in cells if c.sort)  # missing adds 0; so do empty and invalid files
+    return Cell("total", f"{fmt_points(got)}/{fmt_points(sum(maxima.values()))}", repr(got))

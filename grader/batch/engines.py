@@ -1,0 +1,81 @@
+"""Where a batch's gradings run: threads on this machine, or tasks on a Ray cluster.
+
+Both hand back ``concurrent.futures.Future`` objects resolving to a ``Report``, so
+the driver (``grader.batch.runner``) waits on either the same way and alone writes
+the store. A grading is I/O-bound from the driver's side (the judge and the
+sandbox are other processes), so threads are the right local unit.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from grader.batch.jobs import Job, grade_job
+from grader.errors import UsageError
+
+ENGINES = ("local", "ray")
+#: Ray re-runs a task whose worker or node died this many times; a failing check is not a failure.
+RAY_MAX_RETRIES = 3
+
+
+def default_jobs() -> int:
+    """One grading per core: each grading keeps about one core busy (judge + sandbox in turn)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+class LocalEngine:
+    name = "local"
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self.pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grader-batch")
+
+    def submit(self, job: Job, *, num_gpus: float = 0) -> Future:
+        return self.pool.submit(grade_job, job)
+
+    def close(self, *, cancel: bool = False) -> None:
+        self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class RayEngine:
+    """Each grading is a Ray task: 1 CPU, GPUs as the exercise's policy and ``--gpus`` ask.
+
+    Ray retries a task whose worker or node was lost (``max_retries``) but not one
+    that raised (``retry_exceptions=False``); ``grade_job`` never raises for a
+    failing check anyway. Without ``address`` a local Ray is started with ``jobs`` CPUs.
+    """
+
+    name = "ray"
+
+    def __init__(self, jobs: int, address: str | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise UsageError("--engine ray needs Ray, which is not installed.",
+                             hint="Install the extra: pip install -c constraints.txt 'grader[ray]'") from None
+        self.ray = ray
+        self.started_here = not ray.is_initialized()
+        if self.started_here:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+        self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(grade_job)
+
+    def submit(self, job: Job, *, num_gpus: float = 0) -> Future:
+        return self.task.options(num_gpus=num_gpus).remote(job).future()
+
+    def close(self, *, cancel: bool = False) -> None:
+        if self.started_here:
+            self.ray.shutdown()
+
+
+def open_engine(name: str, *, jobs: int, address: str | None = None):
+    if name == "local":
+        if address:
+            raise UsageError("--ray-address goes with --engine ray.")
+        return LocalEngine(jobs)
+    if name == "ray":
+        return RayEngine(jobs, address)
+    raise UsageError(f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.")

@@ -1,0 +1,120 @@
+"""The batch's machine-readable outputs: summary.csv, results.jsonl, scorecards, Gradescope files.
+
+All of them are rebuilt from the rows (and the stored reports) at the end of each
+run, so they always agree with the store and with each other. A row that was not
+graded has an empty score everywhere and no Gradescope file: an importer can
+never read it as a zero.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+from grader.batch.model import Row
+from grader.reports.model import Report, Status, Visibility
+from grader.reports.render import write_reports
+
+SUMMARY_HEAD = ["candidate", "exercise", "score", "max_score", "status"]
+#: Spreadsheet programs run a cell starting with these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def write_summary_csv(rows: list[Row], path: Path) -> None:
+    """One row per (candidate, exercise); a column per check (points earned), then the reason."""
+    checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
+    for row in rows:
+        for c in row.report.checks if row.report else []:
+            if (row.exercise, c.id) not in checks:
+                checks.append((row.exercise, c.id))
+    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["reason"]
+    with _atomic(path) as f:
+        out = csv.writer(f)
+        out.writerow(header)
+        for row in rows:
+            earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])}
+            out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
+                          row.status.value, *[earned.get(k, "") for k in checks], _cell(row.reason)])
+
+
+def write_results_jsonl(rows: list[Row], path: Path) -> None:
+    with _atomic(path) as f:
+        for row in rows:
+            f.write(json.dumps({
+                "candidate": row.candidate, "exercise": row.exercise, "status": row.status.value,
+                "score": row.score, "max_score": row.max_score, "reason": row.reason, "flags": row.flags,
+                "sha256": row.sha256, "source": row.source, "attempts": row.attempts,
+                "exercise_version": row.report.environment.exercise_version if row.report else None,
+                "exercise_fingerprint": row.report.environment.exercise_fingerprint if row.report else None,
+                "scorecard": row.scorecard,
+            }) + "\n")
+
+
+def write_scorecards(rows: list[Row], out: Path) -> None:
+    """``<candidate>/<exercise>.json|.html`` (panel audience) and ``<candidate>/<exercise>/results.json``."""
+    for row in rows:
+        if row.report is None:
+            continue
+        base = out / row.candidate
+        write_reports(row.report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
+                      audience="panel")
+        with _atomic(base / row.exercise / "results.json") as f:
+            json.dump(gradescope(row.report), f, indent=2)
+
+
+def gradescope(report: Report) -> dict:
+    """The report in Gradescope's autograder ``results.json`` format (tests with score/max_score/status)."""
+    return {
+        "score": report.score,
+        "execution_time": round(report.duration_s),
+        "output": "; ".join(report.warnings),
+        "tests": [
+            {
+                "name": c.name,
+                "number": str(i),
+                "score": c.score,
+                "max_score": c.max_score,
+                "status": "passed" if c.status is Status.PASSED else "failed",
+                "visibility": "visible" if c.visibility is Visibility.VISIBLE else "hidden",
+                "output": c.message if c.status is not Status.PASSED else "",
+                "tags": [c.status.value],
+            }
+            for i, c in enumerate(report.checks, 1)
+            if c.status is not Status.SKIPPED
+        ],
+        "extra_data": {"grader": {"exercise": report.exercise, **report.environment.model_dump(
+            include={"submission_sha256", "exercise_version", "exercise_fingerprint", "image_id", "hypothesis_seed",
+                     "grader_version"})}},
+    }
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if value == int(value) else f"{value:.4g}"
+
+
+def _cell(text: str) -> str:
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+class _atomic:
+    """Write to a temporary name and rename: a reader never sees half a file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.tmp")
+
+    def __enter__(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.f = open(self.tmp, "w", encoding="utf-8", newline="")
+        return self.f
+
+    def __exit__(self, exc_type, *_):
+        self.f.close()
+        if exc_type is None:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)

@@ -1,0 +1,48 @@
+"""One grading as data, and the function that performs it wherever it is sent.
+
+A ``Job`` carries the submission's bytes rather than its path, so a Ray worker on
+another machine grades exactly the file the driver hashed. ``grade_job`` never
+raises: whatever goes wrong in the grader or the infrastructure comes back as a
+not-graded report with the reason, and the driver decides whether to retry.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch.store import Key
+from grader.reports.model import Report
+
+
+@dataclass(frozen=True)
+class Job:
+    key: Key
+    exercise_root: str  # the exercise folder; on a Ray cluster, the same path must exist on every node
+    filename: str
+    source: bytes
+    sandbox: str = "docker"
+    gpus: str | None = None
+    seed: int | None = None
+    image: str | None = None
+
+
+def grade_job(job: Job) -> Report:
+    """Grade ``job`` in this process (a batch thread, or a Ray worker)."""
+    from grader.errors import GraderError
+    from grader.grading import grade
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
+            path = Path(tmp) / job.filename
+            path.write_bytes(job.source)
+            return grade(job.exercise_root, path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed, image=job.image)
+    except GraderError as e:
+        return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
+    except Exception as e:  # a grader bug is not the candidate's fault either: never a score
+        return not_graded(job, f"the grader failed: {type(e).__name__}: {e}")
+
+
+def not_graded(job: Job, reason: str) -> Report:
+    return Report(exercise=job.key.exercise, graded=False, not_graded_reason=reason)

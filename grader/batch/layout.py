@@ -1,0 +1,122 @@
+"""Read a SUBMISSIONS folder laid out as ``<candidate>/<exercise>/<file>.py``.
+
+Discovery never stops at a bad entry: every candidate gets a row for every
+exercise in the batch, and a row that cannot be graded says why (missing, empty,
+unreadable, not Python, unknown exercise, several files). Problems that belong to
+no row (a stray file at the top) are listed separately. Nothing here runs
+candidate code: a file is read, hashed and parsed, never imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.batch.model import RowStatus
+from grader.grading import MAX_SUBMISSION_BYTES
+
+#: Names the output folder uses for itself; a candidate folder with one of these names is refused.
+RESERVED = frozenset({"index.html", "summary.csv", "results.jsonl", "similarity.html", "grader.sqlite"})
+
+
+@dataclass(frozen=True)
+class Found:
+    """One (candidate, exercise): a file to grade, or the reason there is none."""
+
+    candidate: str
+    exercise: str
+    path: Path | None = None
+    source: bytes | None = None
+    sha256: str | None = None
+    problem: RowStatus | None = None  # None: a plain submission; EMPTY/INVALID with a source: graded anyway
+    reason: str = ""
+
+
+@dataclass
+class Layout:
+    found: list[Found] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # not tied to one row
+    exercises: list[str] = field(default_factory=list)  # the batch's exercises, in column order
+
+    @property
+    def gradable(self) -> list[Found]:
+        """Rows with a file to grade. Empty and unparsable files are graded too: their
+        scorecard shows every check failing at import, as ``grader submit`` would."""
+        return [f for f in self.found if f.source is not None]
+
+
+def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None) -> Layout:
+    """Walk ``root``. ``known`` maps exercise name -> its submission file name (e.g. attention.py).
+
+    ``only`` restricts the batch to those exercises (other folders are ignored);
+    without it, the batch covers every known exercise any candidate submitted.
+    """
+    layout = Layout()
+    candidates: dict[str, dict[str, Path]] = {}
+    for entry in _listing(root):
+        if not entry.is_dir():
+            layout.problems.append(f"{entry.name}: a file at the top level; expected <candidate>/<exercise>/<file>.py")
+        elif entry.name in RESERVED:
+            layout.problems.append(f"{entry.name}/: a candidate folder may not have this name (the output folder uses it)")
+        else:
+            candidates[entry.name] = {}
+            for sub in _listing(entry):
+                if sub.is_dir():
+                    candidates[entry.name][sub.name] = sub
+                else:
+                    layout.problems.append(f"{entry.name}/{sub.name}: a file directly in the candidate folder; "
+                                           f"expected {entry.name}/<exercise>/{sub.name}")
+    seen = {name for folders in candidates.values() for name in folders}
+    layout.exercises = list(only) if only else sorted(seen & known.keys())
+    for candidate, folders in sorted(candidates.items()):
+        for exercise in layout.exercises:
+            if exercise not in folders:
+                layout.found.append(Found(candidate, exercise, problem=RowStatus.MISSING,
+                                          reason=f"no folder {candidate}/{exercise}/"))
+            else:
+                layout.found.append(_read(candidate, exercise, folders[exercise], known[exercise]))
+        if not only:
+            for name in sorted(set(folders) - known.keys()):
+                layout.found.append(Found(candidate, name, problem=RowStatus.UNKNOWN_EXERCISE,
+                                          reason=f"{candidate}/{name}/ names no known exercise "
+                                                 f"(known: {', '.join(sorted(known))})"))
+    return layout
+
+
+def _listing(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "__")))
+
+
+def _read(candidate: str, exercise: str, folder: Path, expected: str) -> Found:
+    where = f"{candidate}/{exercise}/"
+    files = [p for p in _listing(folder) if p.suffix == ".py"]
+    chosen = [p for p in files if p.name == expected] or files
+    if not chosen:
+        return Found(candidate, exercise, problem=RowStatus.MISSING, reason=f"no .py file in {where}")
+    if len(chosen) > 1:
+        names = ", ".join(p.name for p in chosen)
+        return Found(candidate, exercise, problem=RowStatus.AMBIGUOUS,
+                     reason=f"{len(chosen)} .py files in {where} and none is named {expected}: {names}")
+    path = chosen[0]
+    bad = lambda status, why: Found(candidate, exercise, path, problem=status, reason=f"{where}{path.name}: {why}")  # noqa: E731
+    try:
+        if path.is_dir():
+            return bad(RowStatus.UNREADABLE, "is a folder, not a file")
+        source = path.read_bytes()
+    except OSError as e:
+        return bad(RowStatus.UNREADABLE, f"cannot be read ({e.strerror or e})")
+    digest = hashlib.sha256(source).hexdigest()
+    if len(source) > MAX_SUBMISSION_BYTES:
+        return bad(RowStatus.INVALID, f"is {len(source)} bytes; the limit is {MAX_SUBMISSION_BYTES}")
+    if not source.strip():
+        return Found(candidate, exercise, path, source, digest, RowStatus.EMPTY, f"{where}{path.name} is empty")
+    try:
+        compile(source, path.name, "exec", dont_inherit=True)  # parse only: nothing runs
+    except SyntaxError as e:
+        return Found(candidate, exercise, path, source, digest, RowStatus.INVALID,
+                     f"{where}{path.name} is not valid Python: {e.msg} (line {e.lineno})")
+    except ValueError as e:
+        return Found(candidate, exercise, path, source, digest, RowStatus.INVALID,
+                     f"{where}{path.name} cannot be read as Python source: {e}")
+    return Found(candidate, exercise, path, source, digest)

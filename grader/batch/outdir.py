@@ -1,0 +1,32 @@
+"""Choose the output folder safely: the batch never writes over what a user gave us.
+
+The folder must be new, empty, or one a previous batch made (it holds the
+store). It may not sit inside the submissions (it would be read as a candidate),
+and the submissions may not sit inside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.batch.store import FILENAME
+from grader.errors import UsageError
+
+
+def prepare_output(submissions: Path, out: Path) -> Path:
+    if not submissions.is_dir():
+        raise UsageError(f"SUBMISSIONS {str(submissions)!r} is not a folder.",
+                         hint="Give the folder holding <candidate>/<exercise>/<file>.py.")
+    subs, dest = submissions.resolve(), out.resolve()
+    if dest == subs or subs in dest.parents:
+        raise UsageError(f"The output folder {str(out)!r} is inside the submissions folder {str(submissions)!r}.",
+                         hint="Choose a folder outside it, e.g. --out results/.")
+    if dest in subs.parents:
+        raise UsageError(f"The submissions folder {str(submissions)!r} is inside the output folder {str(out)!r}.")
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"The output folder {str(out)!r} is a file.")
+    if dest.is_dir() and any(dest.iterdir()) and not (dest / FILENAME).is_file():
+        raise UsageError(f"The output folder {str(out)!r} already holds files the grader did not write.",
+                         hint="Choose a new or empty folder; a folder from an earlier batch is reused and resumed.")
+    dest.mkdir(parents=True, exist_ok=True)
+    return dest

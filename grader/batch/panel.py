@@ -1,0 +1,115 @@
+"""The hiring panel's overview page (``index.html``): every candidate against every exercise.
+
+The page must not mislead: a submission the infrastructure failed to grade is a
+loud "not graded — rerun", never a 0; a candidate with such a row has no total
+to compare; and colour is never the only cue (each state also has a word). The
+data is shaped here into plain views; ``templates/panel.html.j2`` only lays it
+out (autoescaped: candidate names and reasons are untrusted). The page is
+self-contained: inline CSS (``panel.css``), inline SVG charts and a small inline
+script (``panel.js``) that sorts the table; without the script it reads the same.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from grader.batch.charts import Histogram, PassRate, histogram, pass_rates
+from grader.batch.cells import WORDS, Cell, cell, similar_by_row, total
+from grader.batch.model import Row, RowStatus
+from grader.reports.render import fmt_points
+
+#: How excluded rows are counted under a chart ("2 missing").
+EXCLUDED = {RowStatus.NOT_GRADED: "not graded (rerun)", RowStatus.EMPTY: "empty (scored 0)",
+            RowStatus.INVALID: "invalid (scored 0)"}
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    name: str
+    cells: list[Cell]
+    total: Cell
+    notes: list[str]  # rows not tied to a known exercise (unknown exercise folders)
+
+
+@dataclass(frozen=True)
+class ExerciseView:
+    name: str
+    title: str
+    max_score: str | None
+    graded: int
+    excluded: list[str]  # "1 not graded (rerun)", "2 missing"
+    histogram: Histogram | None
+    checks: list[PassRate]
+
+
+def _exercise_view(name: str, title: str, rows: list[Row], max_score: float | None) -> ExerciseView:
+    """Charts for one exercise from its graded rows; every other row is counted as left out, by status."""
+    counted = [r.status is RowStatus.GRADED and r.score is not None for r in rows]
+    graded = [r for r, ok in zip(rows, counted) if ok]
+    excluded = Counter(r.status for r, ok in zip(rows, counted) if not ok)
+    return ExerciseView(
+        name, title, fmt_points(max_score) if max_score is not None else None, len(graded),
+        [f"{n} {EXCLUDED.get(s, WORDS.get(s, s.value))}" for s, n in excluded.items()],
+        histogram([r.score for r in graded], max_score, what=title),
+        pass_rates([r.report for r in graded if r.report is not None]))
+
+
+def _summary(rows: list[Row], candidates: int, problems: int) -> dict[str, int]:
+    statuses = Counter(r.status for r in rows)
+    ok = (RowStatus.GRADED, RowStatus.NOT_GRADED, RowStatus.MISSING)
+    return {
+        "candidates": candidates,
+        "submissions": len(rows) - statuses[RowStatus.MISSING],
+        "graded": statuses[RowStatus.GRADED],
+        "not_graded": statuses[RowStatus.NOT_GRADED],
+        "missing": statuses[RowStatus.MISSING],
+        "problems": sum(n for s, n in statuses.items() if s not in ok) + problems,
+    }
+
+
+def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], title: str = "Batch results",
+                 generated_at: str = "", problems: list[str] = ()) -> str:
+    """The self-contained ``index.html`` for a batch.
+
+    ``exercises`` maps exercise name -> title (the columns, in order; an exercise only
+    the rows name gets a column too); ``pairs`` are the similarity pairs in the order
+    ``similarity.html`` numbers them; ``problems`` are layout problems tied to no row.
+    """
+    similar = similar_by_row(pairs)
+    known = [r for r in rows if r.status is not RowStatus.UNKNOWN_EXERCISE]
+    columns = dict(exercises) | {r.exercise: r.exercise for r in sorted(known, key=lambda r: r.exercise)
+                                 if r.exercise not in exercises}
+    by_exercise: dict[str, list[Row]] = {ex: [] for ex in columns}
+    notes: dict[str, list[str]] = {}
+    for r in rows:
+        if r.status is RowStatus.UNKNOWN_EXERCISE:
+            notes.setdefault(r.candidate, []).append(f"{r.exercise}/: {r.reason or 'not an exercise'}")
+        else:
+            by_exercise[r.exercise].append(r)
+    maxima = {ex: max(m) for ex, mine in by_exercise.items() if (m := [r.max_score for r in mine
+                                                                         if r.max_score is not None])}
+    by_key = {(r.candidate, r.exercise): r for r in known}
+    candidates = sorted({r.candidate for r in rows}, key=lambda c: (c.casefold(), c))
+    table = []
+    for name in candidates:
+        cells = [cell(by_key.get((name, ex)), similar, maxima.get(ex)) for ex in columns]
+        table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, [])))
+    views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
+    return _env.get_template("panel.html.j2").render(
+        title=title, generated_at=generated_at, summary=_summary(rows, len(candidates), len(problems)),
+        columns=columns, maxima=maxima, table=table, exercises=views, problems=list(problems), pairs=len(pairs),
+        rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED])
+
+
+_env = Environment(
+    loader=PackageLoader("grader.batch", "templates"),
+    autoescape=select_autoescape(["html", "html.j2"], default_for_string=True, default=False),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_env.filters["points"] = fmt_points

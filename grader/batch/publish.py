@@ -1,0 +1,44 @@
+"""Write everything a panel reads from a finished (or interrupted) batch into the output folder."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from grader.batch import exports
+from grader.batch.exports import _atomic
+from grader.batch.model import Row, RowStatus
+from grader.batch.runner import Batch
+from grader.exercise import Exercise
+
+
+def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Path]:
+    """summary.csv, results.jsonl, index.html, similarity.html and the per-submission files."""
+    from grader.batch.panel import render_panel
+    from grader.batch.similarity import Submission, pairs_by_candidate, render_similarity_html, similar_pairs
+
+    rows = batch.rows
+    sources = {(f.candidate, f.exercise): f.source for f in batch.layout.found if f.source is not None}
+    subs = [Submission(r.candidate, r.exercise, sources[(r.candidate, r.exercise)].decode("utf-8", "replace"), r.score)
+            for r in rows if r.status is RowStatus.GRADED and (r.candidate, r.exercise) in sources]
+    stubs = {name: ex.stub.read_text(encoding="utf-8") for name, ex in exercises.items()}
+    pairs = similar_pairs(subs, stubs)
+    paired = pairs_by_candidate(pairs)
+    for row in rows:
+        if paired.get((row.candidate, row.exercise)) and "similar" not in row.flags:
+            row.flags.append("similar")
+
+    exports.write_scorecards(rows, out)
+    exports.write_summary_csv(rows, out / "summary.csv")
+    exports.write_results_jsonl(rows, out / "results.jsonl")
+    generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    titles = {name: exercises[name].title for name in batch.layout.exercises if name in exercises}
+    with _atomic(out / "similarity.html") as f:
+        f.write(render_similarity_html(pairs))
+    with _atomic(out / "index.html") as f:
+        f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems))
+    return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "similarity.html"]
+
+
+def rows_needing_rerun(rows: list[Row]) -> list[Row]:
+    return [r for r in rows if r.status is RowStatus.NOT_GRADED]

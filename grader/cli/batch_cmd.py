@@ -1,0 +1,131 @@
+"""``grader batch``: grade a folder of candidates into an output folder a panel can trust."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from grader.errors import EXIT_INFRA, InfraError, UsageError
+
+EXIT_INTERRUPTED = 130
+
+
+@click.command()
+@click.argument("submissions", type=click.Path(path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="Output folder: new, empty, or one an earlier batch made (then resumed).")
+@click.option("--exercises", "only", help="Comma-separated exercises to grade (default: every known one found).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Gradings at once (default: the number of cores).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: threads on this machine; ray: one Ray task per grading.")
+@click.option("--ray-address", help="Ray cluster to join (default with --engine ray: start one here).")
+@click.option("--gpus", help="GPU request per grading: all, a count, or device=0,1.")
+@click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True,
+              help="Where candidate code runs. 'local' is NOT isolated; batch never falls back to it by itself.")
+@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Extra tries for a grading the infrastructure failed.")
+@click.option("--seed", type=int, help="Hypothesis seed for every grading (default: each exercise's).")
+@click.option("--exercise-root", type=click.Path(path_type=Path, file_okay=False),
+              help="Folder of exercise folders (default: the grader's own exercises/).")
+def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, exercise_root):
+    """Grade SUBMISSIONS, laid out as <candidate>/<exercise>/<file>.py, into --out.
+
+    Rerunning the same command grades only what is new or changed, and finishes
+    whatever an interrupted run left.
+    """
+    from rich.console import Console
+
+    from grader.batch.engines import default_jobs, open_engine
+    from grader.batch.outdir import prepare_output
+    from grader.batch.publish import publish
+    from grader.batch.runner import run_batch
+    from grader.batch.store import Store
+    from grader.cli.batch_progress import ProgressListener
+
+    console = Console(stderr=True, highlight=False)
+    exercises = _exercises(exercise_root)
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    for name in names or []:
+        if name not in exercises:
+            raise UsageError(f"Unknown exercise {name!r} in --exercises.", hint=f"Known: {', '.join(sorted(exercises))}.")
+    dest = prepare_output(submissions, out)
+    if sandbox == "docker" and engine == "local":
+        _require_engine()
+    store = Store(dest)
+    runner = open_engine(engine, jobs=jobs or default_jobs(), address=ray_address)
+    listener = ProgressListener(console)
+    t0 = time.perf_counter()
+    try:
+        with listener:
+            result = run_batch(submissions, store, runner, exercises=exercises, only=names, sandbox=sandbox,
+                               gpus=gpus, seed=seed, retries=retries, listener=listener)
+    except KeyboardInterrupt:
+        _interrupted(runner, store, console)
+        sys.exit(EXIT_INTERRUPTED)
+    runner.close()
+    publish(result, dest, exercises)
+    store.close()
+    _summary(console, result, dest, time.perf_counter() - t0)
+    if any(r.status.value == "not_graded" for r in result.rows):
+        sys.exit(EXIT_INFRA)
+
+
+def _exercises(root: Path | None) -> dict:
+    from grader.exercise import EXERCISES_DIR, load_exercise
+
+    folder = root or EXERCISES_DIR
+    if not folder.is_dir():
+        raise UsageError(f"--exercise-root {str(folder)!r} is not a folder.")
+    found = {}
+    for toml in sorted(folder.glob("*/exercise.toml")):
+        ex = load_exercise(toml.parent)
+        found[ex.name] = ex
+    if not found:
+        raise UsageError(f"No exercises under {str(folder)!r} (folders holding exercise.toml).")
+    return found
+
+
+def _require_engine() -> None:
+    """Fail before grading anything when Docker is down: a batch of 'not graded' rows helps no one."""
+    from grader.sandbox import engine, image
+
+    client = engine.connect(timeout=10)
+    if image.find_runtime_image(client) is None:
+        raise InfraError(f"The sandbox image {image.runtime_image_name()} is not built.",
+                         hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then rerun the batch.")
+
+
+def _interrupted(runner, store, console) -> None:
+    from grader.judge import warm
+
+    runner.close(cancel=True)
+    killed = warm.kill_all()
+    try:
+        from grader.sandbox import docker_backend, engine
+
+        docker_backend.reap(engine.connect(timeout=10))
+    except Exception:
+        pass
+    kept = store.count()
+    store.close()
+    console.print(f"[bold yellow]interrupted:[/] stopped {killed} grading(s) in flight; the {kept} stored "
+                  "result(s) are kept. Run the same command again to finish.")
+
+
+def _summary(console, result, dest: Path, seconds: float) -> None:
+    from collections import Counter
+
+    from rich.markup import escape
+
+    counts = Counter(r.status.value for r in result.rows)
+    parts = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(counts.items()))
+    console.print(f"{len(result.rows)} rows: {parts}. Graded now: {result.graded_now}, "
+                  f"from earlier runs: {result.reused}. {seconds:.0f} s.")
+    for problem in result.layout.problems:
+        console.print(f"[yellow]layout:[/] {escape(problem)}")
+    if counts.get("not_graded"):
+        console.print(f"[bold red]{counts['not_graded']} not graded[/] (infrastructure): rerun the same command.")
+    console.print(f"Panel view: {escape(str(dest / 'index.html'))}")

@@ -1,0 +1,135 @@
+"""A warm judge: torch, pytest and hypothesis imported once, a fresh forked process per grading.
+
+Starting ``python -m pytest`` cold costs about three seconds of CPU before the
+first check runs (torch alone is 1.5 s): most of a grading's judge-side cost and
+the ceiling on batch throughput. So one server process (``grader.judge.zygote``)
+imports the heavy modules and forks a clean child for each judge run. A child is
+still a separate process with its own pytest session, so nothing leaks from one
+grading to the next, and the runner still enforces the deadline by killing the
+child's process group.
+
+The server runs with a fixed hash seed, so every judge forked from it iterates
+sets the same way, run after run: a regrade reproduces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+
+
+def available() -> bool:
+    """The server needs ``os.fork`` (not on Windows)."""
+    return hasattr(os, "fork")
+
+
+class Judge:
+    """One judge run in a child of the server: wait for it, or kill it."""
+
+    def __init__(self, judge_id: str):
+        self.id = judge_id
+        self.pid: int | None = None
+        self.exitcode: int | None = None
+        self.started = threading.Event()
+        self.done = threading.Event()
+
+    def wait(self, timeout: float) -> bool:
+        """True if the judge ended within ``timeout`` seconds."""
+        return self.done.wait(timeout)
+
+    def kill(self) -> None:
+        self.started.wait(10)
+        if self.pid is not None and not self.done.is_set():
+            for kill in (os.killpg, os.kill):  # the group, or the child itself before it led one
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self.done.wait(10)
+
+
+class _Server:
+    def __init__(self):
+        env = dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        # No PDEATHSIG here: it fires when the *thread* that started us exits. The server
+        # exits instead when its stdin closes, which happens when this whole process is gone.
+        self.proc = subprocess.Popen([sys.executable, "-m", "grader.judge.zygote"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, start_new_session=True)
+        self.judges: dict[str, Judge] = {}
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read_replies, name="grader-judge-server", daemon=True).start()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def start(self, argv: list[str], *, cwd: str, log: str) -> Judge:
+        judge = Judge(uuid.uuid4().hex)
+        line = json.dumps({"id": judge.id, "argv": argv, "cwd": cwd, "log": log, "env": dict(os.environ)}) + "\n"
+        with self.lock:
+            self.judges[judge.id] = judge
+            try:
+                self.proc.stdin.write(line.encode())
+                self.proc.stdin.flush()
+            except OSError:
+                self._finish(judge.id, -1)
+        return judge
+
+    def _read_replies(self) -> None:
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            judge = self.judges.get(message["id"])
+            if judge is None:
+                continue
+            if "pid" in message:
+                judge.pid = message["pid"]
+                judge.started.set()
+            else:
+                self._finish(message["id"], message["exit"])
+        for judge_id in list(self.judges):  # the server died: every judge it had is gone too
+            self._finish(judge_id, -1)
+
+    def _finish(self, judge_id: str, code: int) -> None:
+        judge = self.judges.pop(judge_id, None)
+        if judge is not None:
+            judge.exitcode = code
+            judge.started.set()
+            judge.done.set()
+
+
+_server: _Server | None = None
+_server_lock = threading.Lock()
+
+
+def start_judge(argv: list[str], *, cwd: str, log: str) -> Judge:
+    """Fork ``pytest argv`` from the warm server (started on first use, restarted if it died)."""
+    global _server
+    with _server_lock:
+        if _server is None or not _server.alive():
+            _server = _Server()
+        server = _server
+    return server.start(argv, cwd=cwd, log=log)
+
+
+def kill_all() -> int:
+    """Kill every judge still running (an interrupted batch); returns how many there were."""
+    server = _server
+    if server is None:
+        return 0
+    judges = list(server.judges.values())
+    for judge in judges:
+        judge.kill()
+    return len(judges)
+
+
+def die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent dies (kill -9 included), so no judge outlives it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -1,0 +1,65 @@
+"""summary.csv, results.jsonl and the Gradescope files agree with the rows; not graded is never 0."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from grader.batch import exports
+from grader.batch.model import Row, RowStatus
+from grader.reports.model import CheckResult, Report, Status, Visibility
+
+
+def report(score_a: float, status_b: Status = Status.FAILED) -> Report:
+    checks = [
+        CheckResult(id="test_a.py::test_one", name="one", status=Status.PASSED if score_a else Status.FAILED,
+                    score=score_a, max_score=2, visibility=Visibility.VISIBLE, message="" if score_a else "wrong"),
+        CheckResult(id="test_a.py::test_two", name="two", status=status_b, score=0, max_score=3,
+                    visibility=Visibility.HIDDEN, message="hidden detail"),
+    ]
+    return Report(exercise="toy", graded=True, checks=checks, score=score_a, max_score=5)
+
+
+def rows() -> list[Row]:
+    return [
+        Row("ann", "toy", RowStatus.GRADED, 2, 5, report=report(2)),
+        Row("=HYPERLINK(\"x\")", "toy", RowStatus.GRADED, 0, 5, report=report(0, Status.TIMEOUT)),
+        Row("cid", "toy", RowStatus.NOT_GRADED, reason="not graded after 3 attempts (engine down); rerun the batch"),
+        Row("dee", "toy", RowStatus.MISSING, reason="no folder dee/toy/"),
+    ]
+
+
+def test_summary_csv_columns_and_values(tmp_path):
+    exports.write_summary_csv(rows(), tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        table = list(csv.reader(f))
+    assert table[0] == ["candidate", "exercise", "score", "max_score", "status",
+                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "reason"]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", ""]
+    assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
+    assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-1]
+    assert table[4][:5] == ["dee", "toy", "", "", "missing"]
+
+
+def test_results_jsonl_has_one_line_per_row(tmp_path):
+    exports.write_results_jsonl(rows(), tmp_path / "r.jsonl")
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [(x["candidate"], x["status"], x["score"]) for x in lines] == [
+        ("ann", "graded", 2), ('=HYPERLINK("x")', "graded", 0), ("cid", "not_graded", None), ("dee", "missing", None)]
+    assert lines[0]["scorecard"] == "ann/toy.html"
+
+
+def test_gradescope_results_format():
+    data = exports.gradescope(report(2))
+    assert data["score"] == 2
+    assert [(t["name"], t["score"], t["max_score"], t["status"], t["visibility"]) for t in data["tests"]] == [
+        ("one", 2, 2, "passed", "visible"), ("two", 0, 3, "failed", "hidden")]
+    assert data["tests"][1]["output"] == "hidden detail"  # hidden from students by visibility, kept for staff
+
+
+def test_scorecards_only_for_rows_with_a_report(tmp_path):
+    exports.write_scorecards(rows(), tmp_path)
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert written == ['=HYPERLINK("x")/toy.html', '=HYPERLINK("x")/toy.json', '=HYPERLINK("x")/toy/results.json',
+                       "ann/toy.html", "ann/toy.json", "ann/toy/results.json"]
+    assert "hidden detail" in (tmp_path / "ann" / "toy.html").read_text()  # the panel sees hidden checks

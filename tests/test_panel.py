@@ -1,0 +1,227 @@
+"""Tests for the panel page (``grader.batch.panel``) and its chart data (``grader.batch.charts``).
+
+Rows and reports are built by hand; nothing is graded. The HTML is read back with the
+standard library's parser, cell by cell, the way the page's table is laid out.
+``test_panel_browser.py`` checks the same page in a real browser.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+import pytest
+
+from grader.batch.charts import histogram, pass_rates
+from grader.batch.model import Row, RowStatus, flags_for
+from grader.batch.panel import render_panel
+from grader.reports.model import CheckResult, ForbiddenHit, Report, Status, Visibility
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+EXERCISES = {"attention": "Scaled dot-product attention", "layernorm": "LayerNorm"}
+CHECKS = [("test_shape.py::test_shape", "Output has the right shape", 1),
+          ("test_softmax.py::test_rows", "Rows sum to one", 2),
+          ("test_ref.py::test_reference", "Matches the reference", 7)]
+
+
+@dataclass(frozen=True)
+class Submission:  # stand-in for grader.batch.similarity.Submission: the panel reads attributes only
+    candidate: str
+    exercise: str
+    source: str = ""
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    exercise: str
+    a: Submission
+    b: Submission
+    similarity: float
+
+
+def graded(candidate: str, exercise: str, statuses: list[Status], *, forbidden: tuple[str, ...] = ()) -> Row:
+    """A graded row whose report has one check per status, worth 1, 2 and 7 points (10 in all)."""
+    checks = [CheckResult(id=cid, name=name, status=s, score=pts if s is Status.PASSED else 0, max_score=pts,
+                          visibility=Visibility.VISIBLE) for (cid, name, pts), s in zip(CHECKS, statuses)]
+    report = Report(exercise=exercise, graded=True, checks=checks,
+                    score=sum(c.score for c in checks), max_score=sum(c.max_score for c in checks),
+                    forbidden=[ForbiddenHit(api=api, how="static", where="attention.py:4") for api in forbidden])
+    return Row(candidate, exercise, RowStatus.GRADED, report.score, report.max_score, report=report,
+               flags=flags_for(report))
+
+
+P, F, E = Status.PASSED, Status.FAILED, Status.ERROR
+
+
+def batch() -> tuple[list[Row], list[Pair]]:
+    rows = [
+        graded("alice", "attention", [P, P, P]),  # 10
+        graded("bob", "attention", [P, F, E]),  # 1, crashed
+        graded("carol", "attention", [P, P, F], forbidden=(SDPA,)),  # 3, forbidden
+        Row("dave", "attention", RowStatus.NOT_GRADED, reason="docker daemon died (3 attempts)"),
+        graded("alice", "layernorm", [P, F, P]),  # 8
+        Row("bob", "layernorm", RowStatus.MISSING, reason="no file in bob/layernorm/"),
+        Row("carol", "layernorm", RowStatus.INVALID, 0, 10, reason="SyntaxError: invalid syntax (line 3)"),
+        graded("dave", "layernorm", [P, P, P]),  # 10
+        graded(HOSTILE, "attention", [F, F, F]),  # 0
+        Row("erin", "notes", RowStatus.UNKNOWN_EXERCISE, reason="no exercise named 'notes'"),
+    ]
+    pairs = [Pair("attention", Submission("alice", "attention"), Submission("bob", "attention"), 0.97),
+             Pair("attention", Submission("bob", "attention"), Submission("carol", "attention"), 0.91)]
+    return rows, pairs
+
+
+class Page(HTMLParser):
+    """Every tag's attributes, plus the score table as {candidate: [cell, ...]} with text and links."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.table: dict[str, list[dict]] = {}
+        self._row: list[dict] | None = None
+        self._cell: dict | None = None
+        self._in_body = False
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "tbody":
+            self._in_body = True
+        elif tag == "tr" and self._in_body:
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = {"attrs": a, "parts": [], "links": []}
+        elif tag == "a" and self._cell is not None:
+            self._cell["links"].append(a.get("href"))
+
+    def handle_endtag(self, tag):
+        if tag == "tbody":
+            self._in_body = False
+        elif tag in ("td", "th") and self._cell is not None:
+            self._cell["text"] = " ".join(" ".join(self._cell["parts"]).split())
+            self._row.append(self._cell)
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.table[self._row[0]["parts"][0].strip()] = self._row[1:]  # keyed by the candidate's name
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell["parts"].append(data)
+
+    def bar_counts(self) -> list[list[int]]:
+        """data-count of each histogram's bars, histogram by histogram."""
+        out: list[list[int]] = []
+        for tag, a in self.tags:
+            if tag == "svg" and "hist" in a.get("class", ""):
+                out.append([])
+            elif tag == "g" and "data-count" in a:
+                out[-1].append(int(a["data-count"]))
+        return out
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    rows, pairs = batch()
+    return render_panel(rows, pairs, exercises=EXERCISES, generated_at="2025-05-01 09:00",
+                        problems=["stray file notes.txt at the top level"])
+
+
+@pytest.fixture(scope="module")
+def page(html) -> Page:
+    return Page(html)
+
+
+def test_graded_cells_show_score_and_link_to_the_scorecard(page):
+    alice = page.table["alice"]
+    assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "18/20"]
+    assert alice[0]["links"] == ["alice/attention.html", "similarity.html#pair-1"]
+    assert alice[1]["links"] == ["alice/layernorm.html"]
+    assert alice[2]["attrs"]["data-sort"] == "18.0"
+
+
+def test_not_graded_is_loud_never_zero_and_blocks_the_total(page, html):
+    dave = page.table["dave"]
+    assert dave[0]["text"] == "not graded — rerun docker daemon died (3 attempts)"
+    assert dave[0]["attrs"]["title"] == "docker daemon died (3 attempts)"
+    assert dave[0]["attrs"]["data-sort"] == ""  # sorts last, never as a 0
+    assert "0/" not in dave[0]["text"]
+    assert dave[2]["text"].startswith("incomplete — rerun") and "/" not in dave[2]["text"].split("(")[0]
+    assert 'id="rerun"' in html and "1 submission was not graded — rerun the batch" in html
+
+
+def test_missing_and_invalid_rows_say_why(page):
+    bob, carol = page.table["bob"], page.table["carol"]
+    assert bob[1]["text"] == "missing" and bob[1]["attrs"]["title"] == "no file in bob/layernorm/"
+    assert carol[1]["text"] == "invalid · scored 0 SyntaxError: invalid syntax (line 3)"
+    assert carol[1]["attrs"]["title"] == "SyntaxError: invalid syntax (line 3)"
+    assert bob[2]["text"] == "1/20" and carol[2]["text"] == "3/20"  # missing and invalid add 0
+
+
+def test_flags_name_what_to_look_at(page, html):
+    bob, carol = page.table["bob"], page.table["carol"]
+    assert "crash" in bob[0]["text"].split()
+    assert bob[0]["links"][1:] == ["similarity.html#pair-1", "similarity.html#pair-2"]
+    assert "similar to alice (97%)" in bob[0]["text"] and "similar to carol (91%)" in bob[0]["text"]
+    assert "forbidden API" in carol[0]["text"] and f'title="{SDPA} (static, attention.py:4)"' in html
+    assert "forbidden" not in page.table["alice"][0]["text"]
+
+
+def test_summary_counts_and_layout_problems(page, html):
+    summary = " ".join(html.split('id="summary">')[1].split("</div>")[0].split())
+    for part in ("<b>6</b> candidates", "<b>9</b> submissions", "<b>6</b> graded",
+                 "<b>1</b> not graded (rerun)", "<b>1</b> missing", "<b>3</b> problems"):
+        assert part in summary
+    assert "stray file notes.txt at the top level" in html
+    assert page.table["erin"][0]["text"] == "—" and "notes/: no exercise named &#39;notes&#39;" in html
+
+
+def test_hostile_candidate_name_is_escaped_everywhere(html, page):
+    assert HOSTILE not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert page.table[HOSTILE][0]["links"] == ["%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E/attention.html"]
+
+
+def test_no_remote_assets(page, html):
+    assert "http://" not in html and "https://" not in html and "@import" not in html
+    refs = [a[k] for _, a in page.tags for k in ("src", "href") if k in a]
+    assert refs and all(":" not in r.split("/")[0] and not r.startswith("//") for r in refs)
+
+
+def test_histograms_count_only_graded_submissions(page, html):
+    attention, layernorm = page.bar_counts()
+    assert len(attention) == 11  # one bar per point value, 0..10
+    assert {i: n for i, n in enumerate(attention) if n} == {0: 1, 1: 1, 3: 1, 10: 1}
+    assert {i: n for i, n in enumerate(layernorm) if n} == {8: 1, 10: 1}
+    assert "4 graded · out of 10 points · not counted below: 1 not graded (rerun)" in html
+    assert "2 graded · out of 10 points · not counted below: 1 missing, 1 invalid (scored 0)" in html
+
+
+def test_pass_rates_per_check(html):
+    assert "Rows sum to one: 2/4 passed (50%)" in html  # attention: alice, carol passed; bob, hostile did not
+    assert "Matches the reference: 1/4 passed (25%)" in html
+
+
+def test_sorting_script_and_phone_layout_are_inline(html):
+    assert '<meta name="viewport"' in html and "overflow-x: auto" in html
+    assert 'aria-sort="ascending">Candidate' in html and "setAttribute(\"aria-sort\"" in html
+
+
+def test_histogram_bins_for_fractional_scores():
+    h = histogram([0, 2.5, 4.9, 5.0, 25, 30], 25, what="x")
+    assert [b.count for b in h.bars] == [1, 2, 1, 0, 0, 0, 0, 0, 0, 2]  # [lo, hi); 25 and past-the-end 30 in the last
+    tallest = max(h.bars, key=lambda b: b.count)
+    assert tallest.height == pytest.approx(2 * h.bars[0].height) and tallest.y == h.top
+    assert histogram([], 10, what="x") is None and histogram([1], None, what="x") is None
+
+
+def test_pass_rates_leave_skipped_checks_out_of_the_rate():
+    rows = [graded("a", "x", [P, P, P]), graded("b", "x", [F, Status.SKIPPED, P])]
+    rates = {r.name: r.text for r in pass_rates([r.report for r in rows])}
+    assert rates == {"Output has the right shape": "1/2 passed (50%)",
+                     "Rows sum to one": "1/1 passed (100%), 1 skipped", "Matches the reference": "2/2 passed (100%)"}
+    assert Counter(r.percent for r in pass_rates([r.report for r in rows])) == Counter({50: 1, 100: 2})

@@ -99,7 +99,7 @@ class _ColdJudge:
 
     def __init__(self, args: list[str], cwd: str, log: Path):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
-        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")  # as the warm judge
         with open(log, "wb") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,

@@ -89,6 +89,17 @@ def _reply(fd: int, message: dict) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())
 
 
+def _one_thread() -> None:
+    """A judge's reference tensors are small, and a batch runs one judge per core already:
+    torch's default of one thread per core only adds threads that spin waiting for work."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except Exception:
+        pass
+
+
 def _judge(request: dict) -> None:  # the forked child: becomes one judge run, never returns
     code = 1
     try:
@@ -105,6 +116,7 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
         os.chdir(request["cwd"])
         os.environ.clear()  # the grader's environment now, not the one the server started with
         os.environ.update({k: v for k, v in request["env"].items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))})
+        _one_thread()
         import pytest
 
         code = int(pytest.main(request["argv"]))

@@ -10,7 +10,6 @@ but ``file:`` / ``data:`` is blocked: the page must work with no network.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
 from grader.reports.model import CheckResult, Report, Status, Visibility
 from grader.reports.render import render_html
+from tests.test_panel import Pair, Submission  # stand-ins: the panel reads a pair's attributes only
 
 CHROMIUM = Path("/usr/bin/chromium")
 REQUIRE_BROWSER = os.environ.get("GRADER_REQUIRE_BROWSER") == "1"
@@ -33,22 +33,6 @@ def _unavailable(reason: str):
     if REQUIRE_BROWSER:
         pytest.fail(f"GRADER_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
     pytest.skip(reason)
-
-
-@dataclass(frozen=True)
-class Submission:  # stand-ins for grader.batch.similarity's pairs: the panel reads attributes only
-    candidate: str
-    exercise: str
-    source: str = ""
-    score: float | None = None
-
-
-@dataclass(frozen=True)
-class Pair:
-    exercise: str
-    a: Submission
-    b: Submission
-    similarity: float
 
 
 def graded(candidate: str, exercise: str, passed: int) -> Row:

@@ -96,6 +96,7 @@ def test_no_engine_is_not_graded_before_anything_runs(tmp_path, monkeypatch):
 @pytest.mark.docker
 def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_once(tmp_path, docker_client):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
+    before = _containers(docker_client)
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
             "--exercise-root", str(ROOT)]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -120,9 +121,23 @@ def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_on
     with sqlite3.connect(out / "grader.sqlite") as db:
         keys = db.execute("SELECT candidate, COUNT(*) FROM gradings WHERE status='graded' GROUP BY candidate").fetchall()
     assert sorted(keys) == [("ann", 1), ("ben", 1), ("cat", 1), ("dee", 1)]
+    assert _gone_soon(docker_client, before), "containers left behind"
+
+
+def _containers(client) -> set[str]:
     from grader.sandbox.docker_backend import LABEL
 
-    assert not docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"}), "containers left behind"
+    return {c.id for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
+
+
+def _gone_soon(client, before: set[str], seconds: float = 15) -> bool:
+    """No grader container but those that existed before, within ``seconds`` (removal is asynchronous)."""
+    deadline = time.monotonic() + seconds
+    while _containers(client) - before:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
 
 
 def _stored(out: Path) -> int:
@@ -131,3 +146,26 @@ def _stored(out: Path) -> int:
             return db.execute("SELECT COUNT(*) FROM gradings").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+@pytest.mark.docker
+def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(tmp_path, docker_client):
+    subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
+    before = _containers(docker_client)
+    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
+            "--exercise-root", str(ROOT)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    started = descendants(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Run the same command again" in " ".join(err.split())
+    deadline = time.monotonic() + 10  # the server sees its pipe close as the batch exits
+    while alive(started) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(started), "a judge or the judge server outlived the interrupted batch"
+    assert _gone_soon(docker_client, before), "containers left behind"
+    assert _stored(out) >= 1

@@ -62,16 +62,20 @@ class _Server:
                                      stdout=subprocess.PIPE, env=env, start_new_session=True)
         self.judges: dict[str, Judge] = {}
         self.lock = threading.Lock()
+        self.closed = False  # set once the reply pipe ends: the server is dead or dying
         threading.Thread(target=self._read_replies, name="grader-judge-server", daemon=True).start()
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return not self.closed and self.proc.poll() is None
 
     def start(self, argv: list[str], *, cwd: str, log: str) -> Judge:
         judge = Judge(uuid.uuid4().hex)
         line = json.dumps({"id": judge.id, "argv": argv, "cwd": cwd, "log": log, "env": dict(os.environ)}) + "\n"
         with self.lock:
             self.judges[judge.id] = judge
+            if self.closed:  # died after start_judge checked it: this judge never runs
+                self._finish(judge.id, -1)
+                return judge
             try:
                 self.proc.stdin.write(line.encode())
                 self.proc.stdin.flush()
@@ -90,7 +94,10 @@ class _Server:
                 judge.started.set()
             else:
                 self._finish(message["id"], message["exit"])
-        for judge_id in list(self.judges):  # the server died: every judge it had is gone too
+        with self.lock:  # the server died: every judge it had is gone too, and no new one is taken
+            self.closed = True
+            pending = list(self.judges)
+        for judge_id in pending:
             self._finish(judge_id, -1)
 
     def _finish(self, judge_id: str, code: int) -> None:

@@ -8,6 +8,7 @@ file and the key, the way hypothesis names the bad argument.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import tomllib
 from enum import Enum
@@ -89,12 +90,13 @@ class Exercise:
     checks_dir = property(lambda self: self.root / "checks")
     readme = property(lambda self: self.root / "README.md")
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """sha256 over what decides a score: exercise.toml (limits, seed), probes.py and checks/.
 
         The ``version`` string is the author's word; this is the content's. Batch results
         are keyed by both, so editing a check without bumping the version still regrades.
+        Read once per loaded exercise: a batch asks for it for every submission.
         """
         digest = hashlib.sha256()
         files = [self.root / "exercise.toml", self.probes,

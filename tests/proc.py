@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -30,3 +31,11 @@ def descendants(root: int) -> set[int]:
 def alive(pids: set[int]) -> set[int]:
     """Those of ``pids`` still running (a zombie, already dead but not yet reaped, does not count)."""
     return {pid for pid in pids if (info := _ppid_and_state(pid)) and info[1] != "Z"}
+
+
+def still_alive_after(pids: set[int], seconds: float = 10) -> set[int]:
+    """Wait up to ``seconds`` for ``pids`` to end (a process dies a moment after its parent); return the rest."""
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive(pids)

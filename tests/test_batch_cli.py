@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from tests.conftest import REPO, TOY
-from tests.proc import alive, descendants
+from tests.proc import descendants, still_alive_after
 
 SOLUTIONS = REPO / "tests" / "fixtures" / "toy_solutions" / "toy"
 ROOT = TOY.parent  # --exercise-root: the folder holding the toy exercise
@@ -97,22 +97,12 @@ def test_no_engine_is_not_graded_before_anything_runs(tmp_path, monkeypatch):
 def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_once(tmp_path, docker_client):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
     before = _containers(docker_client)
-    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
-            "--exercise-root", str(ROOT)]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    assert proc.poll() is None and _stored(out) >= 1, "the batch ended or stored nothing before the kill"
-    started = descendants(proc.pid)
+    argv, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.DEVNULL)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     stored_before = _stored(out)
     assert stored_before < 4, "everything was graded before the kill: nothing was tested"
-    deadline = time.monotonic() + 10
-    while alive(started) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not alive(started), "a judge or the judge server outlived the killed batch"
+    assert not still_alive_after(started), "a judge or the judge server outlived the killed batch"
 
     rerun = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
@@ -122,6 +112,18 @@ def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_on
         keys = db.execute("SELECT candidate, COUNT(*) FROM gradings WHERE status='graded' GROUP BY candidate").fetchall()
     assert sorted(keys) == [("ann", 1), ("ben", 1), ("cat", 1), ("dee", 1)]
     assert _gone_soon(docker_client, before), "containers left behind"
+
+
+def _batch_with_one_result_stored(subs: Path, out: Path, **popen):
+    """Start ``grader batch`` (one job at a time) and return once it has stored a result, still running."""
+    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
+            "--exercise-root", str(ROOT)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, **popen)
+    deadline = time.monotonic() + 120
+    while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert proc.poll() is None and _stored(out) >= 1, "the batch ended or stored nothing before it was stopped"
+    return argv, proc, descendants(proc.pid)
 
 
 def _containers(client) -> set[str]:
@@ -152,20 +154,12 @@ def _stored(out: Path) -> int:
 def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(tmp_path, docker_client):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
     before = _containers(docker_client)
-    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
-            "--exercise-root", str(ROOT)]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    started = descendants(proc.pid)
+    _, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.PIPE, text=True)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Run the same command again" in " ".join(err.split())
-    deadline = time.monotonic() + 10  # the server sees its pipe close as the batch exits
-    while alive(started) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not alive(started), "a judge or the judge server outlived the interrupted batch"
+    # the server sees its pipe close as the batch exits
+    assert not still_alive_after(started), "a judge or the judge server outlived the interrupted batch"
     assert _gone_soon(docker_client, before), "containers left behind"
     assert _stored(out) >= 1

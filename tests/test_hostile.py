@@ -96,7 +96,7 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
     import time
 
     from grader.sandbox.docker_backend import LABEL, reap
-    from tests.proc import alive, descendants
+    from tests.proc import descendants, still_alive_after
 
     before = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
     grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "sleep.py")],
@@ -111,10 +111,7 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
     assert len(started) >= 2, started
     os.kill(grader.pid, signal.SIGKILL)
     grader.wait()
-    deadline = time.monotonic() + 10
-    while alive(started) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not alive(started), "a judge or the judge server outlived the grader"
+    assert not still_alive_after(started), "a judge or the judge server outlived the grader"
     # The container may already be on its way out (its worker saw stdin close); the reaper
     # removes it if not. Either way it must be gone within seconds.
     deadline = time.monotonic() + 15

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.batch.model import Row, RowStatus, flags_for
+from grader.batch.model import Row, RowStatus
+from grader.batch.similarity import pair_anchors
 from grader.reports.render import fmt_points
 
 #: The word a cell shows for each status that is not a plain score.
@@ -26,8 +27,8 @@ WORDS = {
 FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar"}
 MAX_SIMILAR_FLAGS = 3
 
-#: (candidate, exercise) -> [(pair number, the other candidate, similarity)]
-Similar = dict[tuple[str, str], list[tuple[int, str, float]]]
+#: (candidate, exercise) -> [(pair number, its anchor on similarity.html, the other candidate, similarity)]
+Similar = dict[tuple[str, str], list[tuple[int, str, str, float]]]
 
 
 @dataclass(frozen=True)
@@ -50,18 +51,19 @@ class Cell:
 
 
 def similar_by_row(pairs: list) -> Similar:
-    """Index similarity pairs by the rows they involve; pair N is ``similarity.html#pair-N``."""
+    """Index similarity pairs by the rows they involve, with the anchors similarity.html gives them."""
+    anchors = pair_anchors(pairs)
     out: Similar = {}
     for n, p in enumerate(pairs, start=1):
         for me, other in ((p.a, p.b), (p.b, p.a)):
-            out.setdefault((me.candidate, p.exercise), []).append((n, other.candidate, p.similarity))
+            out.setdefault((me.candidate, p.exercise), []).append((n, anchors[p], other.candidate, p.similarity))
     return out
 
 
 def _flags(row: Row, similar: Similar) -> list[Flag]:
     report = row.report
     out = []
-    for kind in dict.fromkeys([*row.flags, *flags_for(report)]):
+    for kind in row.flags:  # filled from the report by the batch runner (model.flags_for)
         if kind == "similar":
             continue  # from the pairs below, which say with whom
         title = ""
@@ -71,9 +73,9 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
         out.append(Flag(kind, FLAG_LABELS.get(kind, kind), title))
     matches = similar.get((row.candidate, row.exercise), [])
-    for n, other, sim in matches[:MAX_SIMILAR_FLAGS]:
+    for n, anchor, other, sim in matches[:MAX_SIMILAR_FLAGS]:
         out.append(Flag("similar", f"similar to {other} ({sim:.0%})", f"pair {n} in the similarity report",
-                        f"similarity.html#pair-{n}"))
+                        f"similarity.html#{anchor}"))
     if len(matches) > MAX_SIMILAR_FLAGS:
         out.append(Flag("similar", f"+{len(matches) - MAX_SIMILAR_FLAGS} more similar", "", "similarity.html"))
     elif "similar" in row.flags and not matches:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
+from grader.atomic import atomic_write
 from grader.batch.model import Row
 from grader.reports.model import Report, Status, Visibility
 from grader.reports.render import write_reports
@@ -30,7 +30,7 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
             if (row.exercise, c.id) not in checks:
                 checks.append((row.exercise, c.id))
     header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["reason"]
-    with _atomic(path) as f:
+    with atomic_write(path) as f:
         out = csv.writer(f)
         out.writerow(header)
         for row in rows:
@@ -40,7 +40,7 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
 
 
 def write_results_jsonl(rows: list[Row], path: Path) -> None:
-    with _atomic(path) as f:
+    with atomic_write(path) as f:
         for row in rows:
             f.write(json.dumps({
                 "candidate": row.candidate, "exercise": row.exercise, "status": row.status.value,
@@ -60,7 +60,7 @@ def write_scorecards(rows: list[Row], out: Path) -> None:
         base = out / row.candidate
         write_reports(row.report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
                       audience="panel")
-        with _atomic(base / row.exercise / "results.json") as f:
+        with atomic_write(base / row.exercise / "results.json") as f:
             json.dump(gradescope(row.report), f, indent=2)
 
 
@@ -98,23 +98,3 @@ def _num(value: float | None) -> str:
 
 def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-class _atomic:
-    """Write to a temporary name and rename: a reader never sees half a file."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.tmp = path.with_name(f".{path.name}.tmp")
-
-    def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.f = open(self.tmp, "w", encoding="utf-8", newline="")
-        return self.f
-
-    def __exit__(self, exc_type, *_):
-        self.f.close()
-        if exc_type is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 from pathlib import Path
 
+from grader.atomic import atomic_write
 from grader.batch import exports
-from grader.batch.exports import _atomic
-from grader.batch.model import Row, RowStatus
+from grader.batch.model import RowStatus
 from grader.batch.runner import Batch
 from grader.exercise import Exercise
 
@@ -33,12 +33,8 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Pat
     exports.write_results_jsonl(rows, out / "results.jsonl")
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     titles = {name: exercises[name].title for name in batch.layout.exercises if name in exercises}
-    with _atomic(out / "similarity.html") as f:
+    with atomic_write(out / "similarity.html") as f:
         f.write(render_similarity_html(pairs))
-    with _atomic(out / "index.html") as f:
+    with atomic_write(out / "index.html") as f:
         f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems))
     return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "similarity.html"]
-
-
-def rows_needing_rerun(rows: list[Row]) -> list[Row]:
-    return [r for r in rows if r.status is RowStatus.NOT_GRADED]

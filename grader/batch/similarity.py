@@ -232,9 +232,10 @@ def _fmt_score(score: float | None) -> str:
 
 def render_similarity_html(pairs: list[Pair], *, title: str = "Similar submissions") -> str:
     """A self-contained page (inline CSS, no scripts, no remote assets), one section per pair."""
+    anchors = pair_anchors(pairs)
     rows = [
-        dict(anchor=f"pair-{i}", pair=p, percent=f"{100 * p.similarity:.1f}",
+        dict(anchor=anchors[p], pair=p, percent=f"{100 * p.similarity:.1f}",
              score_a=_fmt_score(p.a.score), score_b=_fmt_score(p.b.score), table=_side_by_side(p.a, p.b))
-        for i, p in enumerate(pairs, 1)  # the numbering pair_anchors() gives
+        for p in pairs
     ]
     return _env.get_template("similarity.html.j2").render(title=title, rows=rows)

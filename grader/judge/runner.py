@@ -65,7 +65,7 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         ini.write_text("[pytest]\n")
         args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
                            grading_id=grading_id, gpus=gpus, image=image)
-        judge = _WarmJudge(args, tmp, log) if warm.available() else _ColdJudge(args, tmp, log)
+        judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:
             run.timed_out = not judge.wait(exercise.limits.grading_timeout_s)
@@ -81,28 +81,13 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         return run
 
 
-class _WarmJudge:
-    """A judge forked from the warm server (see ``grader.judge.warm``)."""
-
-    def __init__(self, args: list[str], cwd: str, log: Path):
-        self.judge = warm.start_judge(args, cwd=cwd, log=str(log))
-
-    def wait(self, timeout: float) -> bool:
-        return self.judge.wait(timeout)
-
-    def kill(self) -> None:
-        self.judge.kill()
-
-
 class _ColdJudge:
-    """``python -m pytest`` in a new process: where the platform has no forkserver."""
+    """``python -m pytest`` in a new process, where the platform has no fork; waits and kills like ``warm.Judge``."""
 
     def __init__(self, args: list[str], cwd: str, log: Path):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
-        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")  # as the warm judge
         with open(log, "wb") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL,
-                                         stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                                         stdout=out, stderr=subprocess.STDOUT, env=warm.judge_environment(), cwd=cwd,
                                          start_new_session=True, preexec_fn=warm.die_with_parent)
 
     def wait(self, timeout: float) -> bool:

@@ -70,7 +70,7 @@ class _Server:
 
     def start(self, argv: list[str], *, cwd: str, log: str) -> Judge:
         judge = Judge(uuid.uuid4().hex)
-        line = json.dumps({"id": judge.id, "argv": argv, "cwd": cwd, "log": log, "env": dict(os.environ)}) + "\n"
+        line = json.dumps({"id": judge.id, "argv": argv, "cwd": cwd, "log": log, "env": judge_environment()}) + "\n"
         with self.lock:
             self.judges[judge.id] = judge
             if self.closed:  # died after start_judge checked it: this judge never runs
@@ -120,6 +120,15 @@ def start_judge(argv: list[str], *, cwd: str, log: str) -> Judge:
             _server = _Server()
         server = _server
     return server.start(argv, cwd=cwd, log=log)
+
+
+def judge_environment() -> dict[str, str]:
+    """A judge's environment: the grader's as it is now, without pytest and hypothesis settings
+    that would change a grading, and with the fixed hash seed and one torch thread (the warm
+    server sets both in itself; a cold judge gets them from here)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+    return env
 
 
 def kill_all() -> int:

@@ -114,8 +114,8 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
         os.dup2(log, 1)
         os.dup2(log, 2)
         os.chdir(request["cwd"])
-        os.environ.clear()  # the grader's environment now, not the one the server started with
-        os.environ.update({k: v for k, v in request["env"].items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))})
+        os.environ.clear()  # the grader's environment now (warm.judge_environment), not the server's
+        os.environ.update(request["env"])
         _one_thread()
         import pytest
 

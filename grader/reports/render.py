@@ -11,7 +11,6 @@ Markdown goes through :func:`md_text`, :func:`md_code` and :func:`md_fence`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports.model import CheckResult, Report, Status, Visibility
 
@@ -329,14 +329,10 @@ def write_reports(
     written = []
     for p, kind in targets:
         text = render[kind]()
-        tmp = p.with_name(f".{p.name}.tmp")
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, p)  # a reader never sees half a report
+            with atomic_write(p) as f:  # a reader never sees half a report
+                f.write(text)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             raise UsageError(f"Cannot write the {kind} report to {str(p)!r}: {exc.strerror or exc}.") from exc
         written.append(p)
     return written

@@ -106,6 +106,18 @@ class Exercise:
         return digest.hexdigest()
 
     @property
+    def public_files(self) -> list[Path]:
+        """What a candidate may receive: README.md, the stub, and the root-level ``test_*.py`` examples (sorted).
+
+        An allowlist, not "everything but the secrets": a file an author adds later
+        (notes, a second solution, a new helper for checks/) stays private until it is
+        named here. Symlinked examples are left out, since a link could point into checks/.
+        """
+        examples = sorted(p for p in self.root.glob("test_*.py")
+                          if p.is_file() and not p.is_symlink() and p != self.stub)
+        return [p for p in (self.readme, self.stub) if p.is_file()] + examples
+
+    @property
     def module_name(self) -> str:
         """The module name probes import the submission as (``attention`` for attention.py)."""
         return Path(self.config.exercise.submission).stem

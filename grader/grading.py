@@ -20,14 +20,18 @@ from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import forbidden as forbidden_scan
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, ForbiddenHit, Report, Status, Visibility, total
+from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import plan_gpus
 
 #: A candidate's file larger than this is refused with a message, not graded.
 MAX_SUBMISSION_BYTES = 1024 * 1024
 
 
-def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *, sandbox: str = "docker",
-          gpus: str | None = None, seed: int | None = None, image: str | None = None) -> Report:
+def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
+          sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
+          image: str | None = None) -> Report:
+    """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
+    already made (the CLI resolves once to print the note early)."""
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
@@ -35,6 +39,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     source = _read_submission(path)
     plan = plan_gpus(ex.config.exercise.gpu, gpus)
     seed = ex.config.checks.seed if seed is None else seed
+    choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image)
+    sandbox = choice.kind
 
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
     report.environment = Environment(
@@ -43,6 +49,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
     )
     report.warnings += _source_warnings(source)
+    if choice.note:
+        report.warnings.append(choice.note)
     if plan.warning:
         report.warnings.append(plan.warning)
     if sandbox == "local":
@@ -94,6 +102,10 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
         env.judge_torch_version = version("torch")
     except Exception:
         pass
+    if env.sandbox == "local":
+        from grader.sandbox.local_backend import limit_warnings
+
+        report.warnings += limit_warnings(run.sandbox)
     for api in run.sandbox.get("tripwire_missing") or []:
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the source scan covers it")
     for spec in run.collected:

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# The test suite, on a fresh machine: set up, then run pytest (extra args pass through).
+# The test suite, on a fresh machine: set up, run pytest, then prove every exercise in Docker.
 # CI runs this with GRADER_REQUIRE_DOCKER=1 and GRADER_REQUIRE_BROWSER=1, so tests needing Docker or
 # Debian's chromium fail instead of skipping.
+#
+#   bash scripts/test.sh            the whole run: pytest, then `grader validate` over every exercise
+#   bash scripts/test.sh ARGS...    pytest ARGS only (e.g. -k history), for quick runs while working
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
 bash scripts/browser.sh
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ]; then
+    exec .venv/bin/python -m pytest "$@"
+fi
+.venv/bin/python -m pytest
+# Reference and variants full marks, stub zero, every mutant caught, in the Docker sandbox (exit 4 if not).
+exec .venv/bin/grader validate --sandbox docker --jobs 2

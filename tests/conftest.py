@@ -20,6 +20,12 @@ collect_ignore_glob = ["fixtures/*", "hostile/*"]
 pytest_plugins = ["pytester"]
 
 
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory, monkeypatch):
+    """Every test gets its own practice data folder: none reads or writes the user's real history."""
+    monkeypatch.setenv("GRADER_DATA_DIR", str(tmp_path_factory.mktemp("grader-data")))
+
+
 def _unavailable(reason: str):
     if REQUIRE_DOCKER:
         pytest.fail(f"GRADER_REQUIRE_DOCKER=1 but {reason}", pytrace=False)

@@ -50,13 +50,25 @@ def test_report_over_a_python_file_is_refused_before_grading(tmp_path):
     assert precious.read_text() == "candidate code\n"
 
 
-def test_no_engine_is_infra_exit_3_not_a_score(tmp_path):
-    r = invoke("submit", TOY, TOY / "solution.py", "--json", tmp_path / "r.json",
+def test_no_engine_with_docker_insisted_on_is_infra_exit_3_not_a_score(tmp_path):
+    r = invoke("submit", TOY, TOY / "solution.py", "--sandbox", "docker", "--json", tmp_path / "r.json",
                env={"DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
     assert r.exit_code == 3, r.output
     assert "NOT GRADED" in r.output.upper() and "bootstrap.sh" in r.output
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["graded"] is False and data["checks"] == []
+
+
+def test_no_engine_by_default_falls_back_to_local_and_says_so_once(tmp_path):
+    r = invoke("submit", TOY, TOY / "solution.py", "--json", tmp_path / "r.json",
+               env={"DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
+    assert r.exit_code == 0, r.output
+    note = [line for line in r.output.splitlines() if line.startswith("note: ")]
+    assert len(note) == 1 and "No Docker engine answered" in note[0]
+    assert "NOT isolated" in r.output and "sandbox local" in r.output
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["graded"] is True and data["environment"]["sandbox"] == "local"
+    assert any("No Docker engine answered" in w for w in data["warnings"])
 
 
 def test_gpus_on_a_cpu_exercise_is_ignored_with_a_warning():

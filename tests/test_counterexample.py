@@ -8,8 +8,8 @@ def with_notes(*notes):
     return e
 
 
-def test_extracts_either_spelling_and_drops_the_fixture():
-    for prefix in ("Failing test case", "Falsifying example"):
+def test_extracts_every_spelling_and_drops_the_fixture():
+    for prefix in ("Failing test case", "Falsifying example", "Failing explicit example"):
         note = f"{prefix}: test_x(\n    sandbox=<CheckSandbox>,\n    n=4,\n)"
         assert extract(with_notes("other", note)) == f"{prefix}: test_x(\n    n=4,\n)"
 

@@ -219,3 +219,38 @@ def test_the_request_guard_sees_and_blocks_remote_assets(browser, tmp_path):
         assert v.page.locator("#i").evaluate("img => img.complete && img.naturalWidth === 0")
     finally:
         v.context.close()
+
+
+def test_a_candidates_scorecard_reads_on_a_phone_without_sideways_scrolling(browser, tmp_path):
+    """`grader submit --html` for a candidate: long names, a long unbroken counterexample, hidden checks, late."""
+    from grader.reports.model import Timing
+
+    long_token = "SdpaCase(lead=(2,3),L=7,S=9,E=16,Ev=5,seed=12345)" * 6  # no space to wrap at
+    checks = [
+        CheckResult(id="test_sdpa.py::test_no_mask", name="sdpa: No mask: weights = softmax over keys of q·kᵀ/√E",
+                    status=Status.FAILED, score=0, max_score=2, visibility=Visibility.VISIBLE,
+                    message="weights: Tensor-likes are not close!", counterexample=long_token,
+                    hint="Scale the scores by 1/√E before the softmax.", output="print " * 200),
+        CheckResult(id="test_mask.py::test_rows[3-True]", name="Fully blocked rows: zero weights", status=Status.FAILED,
+                    score=0, max_score=3, visibility=Visibility.HIDDEN, message="expected 0, got nan"),
+        CheckResult(id="test_a.py::test_ok", name="Shapes", status=Status.PASSED, score=1, max_score=1,
+                    visibility=Visibility.VISIBLE),
+    ]
+    report = Report(exercise="attention", title="Scaled dot-product and multi-head attention", graded=True,
+                    checks=checks, score=1, max_score=6,
+                    timing=Timing(clock_started_at="2026-11-22T08:00:00+00:00", limit_minutes=45, elapsed_s=3000,
+                                  over_limit=True))
+    card = tmp_path / "card.html"
+    card.write_text(render_html(report, audience="candidate"), "utf-8")
+    v = Visit(browser, 390)
+    try:
+        v.page.goto(card.as_uri())
+        overflow = v.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0
+        text = v.page.locator("body").inner_text()
+        assert "1 hidden check (3 points): 0 passed, 1 not passed" in text and "LATE" in text
+        assert "Fully blocked rows: zero weights" in text and "expected 0, got nan" not in text
+        assert "Scale the scores by 1/√E" in text and "SdpaCase(lead=(2,3)" in text
+        assert all(url.startswith(("file:", "data:")) for url in v.requests)
+    finally:
+        v.context.close()

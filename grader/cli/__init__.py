@@ -39,7 +39,13 @@ def main() -> None:
 
 
 from grader.cli.batch_cmd import batch  # noqa: E402
+from grader.cli.history_cmd import history_cmd  # noqa: E402
+from grader.cli.init_cmd import init  # noqa: E402
+from grader.cli.list_cmd import list_cmd  # noqa: E402
+from grader.cli.pack_cmd import pack  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
+from grader.cli.show_cmd import show  # noqa: E402
+from grader.cli.start_cmd import start  # noqa: E402
 from grader.cli.submit import submit  # noqa: E402
 from grader.cli.validate_cmd import validate  # noqa: E402
 
@@ -47,3 +53,9 @@ main.add_command(submit)
 main.add_command(batch)
 main.add_command(validate)
 main.add_command(sandbox)
+main.add_command(history_cmd)
+main.add_command(start)
+main.add_command(list_cmd)
+main.add_command(show)
+main.add_command(init)
+main.add_command(pack)

@@ -1,4 +1,10 @@
-"""``grader submit``: grade one file and show its scorecard."""
+"""``grader submit``: grade one file and show its scorecard.
+
+On a candidate's laptop this is the whole loop: which exercise (from the
+arguments or the workspace), which sandbox (Docker when it answers, else the
+local one, said out loud), the clock if one is running, the scorecard, and the
+attempt remembered for ``grader history``.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +14,79 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA
-from grader.sandbox.factory import KINDS
+
+SANDBOXES = ("auto", "docker", "local")
 
 
 @click.command()
-@click.argument("exercise")
-@click.argument("submission", required=False, type=click.Path(path_type=Path))
-@click.option("--sandbox", type=click.Choice([k for k in KINDS if k != "inprocess"]), default="docker",
-              show_default=True, help="Where candidate code runs. 'local' is NOT isolated.")
+@click.argument("exercise", required=False)
+@click.argument("submission", required=False)
+@click.option("--sandbox", type=click.Choice(SANDBOXES), default="auto", show_default=True,
+              help="Where candidate code runs. auto: Docker when an engine and the image answer, otherwise "
+                   "local, which is NOT isolated (said on the scorecard).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the JSON report here.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), help="Write the HTML scorecard here.")
 @click.option("--md", "md_path", type=click.Path(path_type=Path), help="Write the Markdown scorecard here.")
 @click.option("--gpus", help="GPU request for the sandbox: all, a count, or device=0,1.")
 @click.option("--seed", type=int, help="Hypothesis seed (default: the exercise's; recorded in the report).")
 @click.option("--audience", type=click.Choice(["candidate", "panel"]), default="candidate", show_default=True,
-              help="candidate hides hidden checks' details; panel shows everything.")
-def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience):
-    """Grade SUBMISSION (a file, or a folder holding it) against EXERCISE (a folder or a name).
+              help="candidate: hidden checks show name, points and status only (the JSON too); panel: everything.")
+@click.option("--no-history", is_flag=True, help="Do not remember this attempt in `grader history`.")
+def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history):
+    """Grade SUBMISSION against EXERCISE and show the scorecard.
 
-    Without SUBMISSION, the exercise's own stub file is graded: edit it in place and rerun.
+    \b
+    grader submit                 inside a workspace (`grader init`): its exercise, its file
+    grader submit FILE            a file inside a workspace
+    grader submit NAME            that exercise: the workspace's file, or the exercise's own stub
+    grader submit NAME FILE       any file (or a folder holding it)
     """
     from rich.console import Console
+    from rich.text import Text
 
     from grader.grading import grade
+    from grader.practice import clock
+    from grader.practice.target import resolve_target
+    from grader.reports.redact import for_audience
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
+    from grader.sandbox.choice import choose_sandbox
 
     check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
-    report = grade(exercise, submission, sandbox=sandbox, gpus=gpus, seed=seed)
-    render_terminal(report, Console(), audience=audience)
-    write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
+    target = resolve_target(exercise, submission, cwd=Path.cwd())
+    console, err = Console(), Console(stderr=True, highlight=False)
+    timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count
+    choice = choose_sandbox(sandbox)
+    if choice.note:
+        err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
+    report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed)
+    report.timing = timing
+    render_terminal(report, console, audience=audience)
+    write_reports(for_audience(report, audience), json_path=json_path, html_path=html_path, md_path=md_path,
+                  audience=audience)
+    if not no_history:
+        _remember(report, console)
     if not report.graded:
         sys.exit(EXIT_INFRA)
+
+
+def _remember(report, console) -> None:
+    """Store the attempt and say what changed since the last one (names only: fine for hidden checks)."""
+    from rich.text import Text
+
+    from grader.practice import history
+
+    before = history.attempts(report.exercise)
+    attempt = history.record(report)
+    if attempt is None or not before:
+        return
+    changed = history.flips(before[-1], attempt)
+    parts = []
+    if changed.fixed:
+        parts.append(f"fixed {len(changed.fixed)}: {', '.join(changed.fixed)}")
+    if changed.broke:
+        parts.append(f"broke {len(changed.broke)}: {', '.join(changed.broke)}")
+    line = "Since your last attempt: " + ("; ".join(parts) if parts else "no check changed")
+    if changed.exercise_changed:
+        line += " (the exercise changed in between)"
+    console.print(Text(line, style="dim"), width=min(console.width, 100))

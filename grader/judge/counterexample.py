@@ -1,16 +1,16 @@
 """Pull hypothesis' shrunk counterexample out of a failed check, for the scorecard.
 
 Hypothesis attaches it to the final exception as a note ("Failing test case:
-test_x(shape=(1, 2), seed=0)", spelled "Falsifying example:" before 6.1xx); the
-sandbox fixture appears there too and is dropped, since it is the same for every
-example.
+test_x(shape=(1, 2), seed=0)", spelled "Falsifying example:" before 6.1xx, or
+"Failing explicit example:" for an ``@example`` the author wrote); the sandbox
+fixture appears there too and is dropped, since it is the same for every example.
 """
 
 from __future__ import annotations
 
 import re
 
-_PREFIXES = ("Failing test case", "Falsifying example")
+_PREFIXES = ("Failing test case", "Falsifying example", "Failing explicit example")
 _FIXTURE_ARG = re.compile(r"^\s*sandbox=.*,\s*$\n?", re.MULTILINE)
 
 

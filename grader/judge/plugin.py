@@ -113,6 +113,8 @@ class GraderPlugin:
         self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
         self.box = None
         self.sandbox_info: dict = {}
+        if config.option.collectonly:
+            return  # counting checks (`grader list`) runs no candidate code: no sandbox to open
         try:
             self.box, self.sandbox_info = open_sandbox(
                 config.getoption("grader_sandbox"), exercise=self.exercise, submission=submission,
@@ -242,7 +244,9 @@ class GraderPlugin:
                         "python": hello.get("python"), "gpus": hello.get("gpus"),
                         "starts": getattr(self.box, "starts", 0),
                         "tripwire_missing": hello.get("tripwire_missing", []),
-                        "tripwire_modules": hello.get("tripwire_modules", [])})
+                        "tripwire_modules": hello.get("tripwire_modules", []),
+                        "rlimits_applied": hello.get("rlimits_applied", []),
+                        "rlimits_failed": hello.get("rlimits_failed", {})})
             self.box.close()
         self._workdir.cleanup()
         self._emit({"event": "finished"})

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import processes
 from grader.exercise import Exercise
 from grader.judge import warm
 from grader.reports.model import CheckResult
@@ -85,10 +85,13 @@ class _ColdJudge:
     """``python -m pytest`` in a new process, where the platform has no fork; waits and kills like ``warm.Judge``."""
 
     def __init__(self, args: list[str], cwd: str, log: Path):
+        kwargs = processes.group_popen_kwargs()
+        if hasattr(os, "fork"):  # a preexec_fn needs fork (not on Windows)
+            kwargs["preexec_fn"] = warm.die_with_parent
         with open(log, "wb") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT, env=warm.judge_environment(), cwd=cwd,
-                                         start_new_session=True, preexec_fn=warm.die_with_parent)
+                                         **kwargs)
 
     def wait(self, timeout: float) -> bool:
         try:
@@ -98,17 +101,8 @@ class _ColdJudge:
             return False
 
     def kill(self) -> None:
-        _killpg(self.proc.pid)
+        processes.kill_group(self.proc)
         self.proc.wait()
-
-
-def _killpg(pid: int | None) -> None:
-    if pid is None:
-        return
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _read_events(path: Path, run: JudgeRun) -> None:

@@ -10,6 +10,7 @@ names the bad field instead of rendering nonsense.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -85,6 +86,15 @@ class Environment(_Model):
     gpus: str | None = None
 
 
+class Timing(_Model):
+    """Timed mode (``grader start``): when the clock started and where this submission fell."""
+
+    clock_started_at: str = Field(description="ISO 8601, UTC")
+    limit_minutes: float
+    elapsed_s: float
+    over_limit: bool
+
+
 class Report(_Model):
     schema_version: int = SCHEMA_VERSION
     exercise: str
@@ -99,6 +109,9 @@ class Report(_Model):
     started_at: str = ""
     duration_s: float = 0.0
     environment: Environment = Field(default_factory=Environment)
+    timing: Timing | None = None
+    audience: Literal["panel", "candidate"] = Field(
+        default="panel", description="'candidate': hidden checks' details were removed from this copy")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

@@ -21,7 +21,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from grader.atomic import atomic_write
 from grader.errors import UsageError
-from grader.reports.model import CheckResult, Report, Status, Visibility
+from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
+from grader.reports.redact import candidate_details
 
 Audience = Literal["panel", "candidate"]
 AUDIENCES: tuple[str, ...] = ("panel", "candidate")
@@ -41,6 +42,15 @@ PROBLEMS = (Status.FAILED, Status.ERROR, Status.TIMEOUT)
 def fmt_points(value: float) -> str:
     """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"``."""
     return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def fmt_duration(seconds: float) -> str:
+    """``1390.4`` -> ``"23 min 10 s"``, ``3605`` -> ``"1 h 5 s"``: whole seconds, zero parts left out."""
+    total = max(0, round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n} {unit}" for n, unit in ((hours, "h"), (minutes, "min"), (secs, "s")) if n]
+    return " ".join(parts) or "0 s"
 
 
 def short_hash(value: str | None, n: int = 12) -> str:
@@ -112,6 +122,10 @@ class ScorecardView:
     environment: list[tuple[str, str]]  # (label, value), empty values left out
     started_at: str
     duration: str
+    timing: str | None = None  # "Time: 23 min 10 s of 45 min, on time"; None outside timed mode
+    late: bool = False
+    late_note: str = ""  # "LATE: submitted 5 min 3 s after the 45-minute limit" when late
+    hidden_summary: str = ""  # "2 hidden checks (5 points): 1 passed, 1 not passed"; "" when none
 
     @property
     def counts_line(self) -> str:
@@ -140,7 +154,7 @@ def _check_view(c: CheckResult, *, audience: str, graded: bool) -> CheckView:
         hidden=hidden,
         redacted=redacted,
         message="" if redacted else c.message,
-        details="" if redacted else c.details,
+        details="" if redacted else (candidate_details(c) if audience == "candidate" else c.details),
         counterexample=None if redacted else c.counterexample,
         hint=None if redacted else c.hint,
         forbidden=[] if redacted else list(c.forbidden),  # report-level hits still name the API
@@ -170,6 +184,30 @@ def _environment_rows(report: Report) -> list[tuple[str, str]]:
     return [(label, value) for label, value in rows if value]
 
 
+def _hidden_summary(report: Report, audience: str) -> str:
+    """How many hidden checks there are, their points, and how many passed: all a candidate may know."""
+    hidden = [c for c in report.checks if c.visibility is Visibility.HIDDEN and c.status is not Status.SKIPPED]
+    if not hidden:
+        return ""
+    passed = sum(c.status is Status.PASSED for c in hidden)
+    points = fmt_points(sum(c.max_score for c in hidden))
+    line = (f"{len(hidden)} hidden check{'s' if len(hidden) != 1 else ''} ({points} points): "
+            f"{passed} passed, {len(hidden) - passed} not passed")
+    return line + (" (their inputs and expected values stay hidden)" if audience == "candidate" else "")
+
+
+def _timing_lines(timing: Timing | None) -> tuple[str | None, bool, str]:
+    """Timed mode in words (``timing``, ``late``, ``late_note``), so no renderer relies on colour for "late"."""
+    if timing is None:
+        return None, False, ""
+    limit = f"{fmt_points(timing.limit_minutes)} min"
+    line = f"Time: {fmt_duration(timing.elapsed_s)} of {limit}"
+    if not timing.over_limit:
+        return f"{line}, on time", False, ""
+    over = fmt_duration(timing.elapsed_s - 60 * timing.limit_minutes)
+    return line, True, f"LATE: submitted {over} after the {fmt_points(timing.limit_minutes)}-minute limit"
+
+
 def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     """The report as ``audience`` may see it: hidden checks' details withheld for a candidate."""
     check_audience(audience)
@@ -183,7 +221,9 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     ]
     counts = report.counts()
     graded = report.graded
+    timing, late, late_note = _timing_lines(report.timing)
     return ScorecardView(
+        hidden_summary=_hidden_summary(report, audience) if graded else "",
         audience=audience,
         exercise=report.exercise,
         title=report.title or report.exercise,
@@ -200,6 +240,9 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         environment=_environment_rows(report),
         started_at=report.started_at,
         duration=f"{report.duration_s:.1f} s",
+        timing=timing,
+        late=late,
+        late_note=late_note,
     )
 
 

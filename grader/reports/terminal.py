@@ -84,6 +84,12 @@ def _header(v: ScorecardView, width: int) -> Panel:
         parts.append(Text(f"Reason: {clean(v.not_graded_reason)}", style="red"))
         parts.append(Text("Nothing was scored: this is not a zero.", style="dim"))
         border = "red"
+    if v.hidden_summary:
+        parts.append(Text(v.hidden_summary))
+    if v.timing:
+        parts.append(Text(v.timing))
+    if v.late:
+        parts.append(Text(v.late_note, style="bold red"))
     if v.audience == "candidate":
         parts.append(Text("candidate view", style="dim"))
     return Panel(Group(*parts), border_style=border, padding=(0, 1))

@@ -25,7 +25,8 @@ ENGINE_HINT = (
 _DEFAULT_SOCKET = Path("/var/run/docker.sock")
 
 
-def _where() -> str:
+def where() -> str:
+    """The engine address the Docker SDK connects to, as messages name it."""
     return os.environ.get("DOCKER_HOST") or f"unix://{_DEFAULT_SOCKET}"
 
 
@@ -54,10 +55,10 @@ def connect(timeout: float = 60) -> docker.DockerClient:
     hint = ENGINE_HINT
     if "Permission denied" in detail or "PermissionError" in detail:
         hint = (
-            f"This user may not use {_where()}. Run as root, or add the user to the "
+            f"This user may not use {where()}. Run as root, or add the user to the "
             "`docker` group (`usermod -aG docker $USER`, then log in again)."
         )
-    raise InfraError(f"No Docker engine at {_where()}: {detail}", hint=hint)
+    raise InfraError(f"No Docker engine at {where()}: {detail}", hint=hint)
 
 
 def engine_available(timeout: float = 3) -> bool:

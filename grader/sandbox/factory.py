@@ -31,10 +31,11 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     forbidden = exercise.config.forbidden.apis
     limits = exercise.limits
     if kind == "local":
-        from grader.sandbox.local_backend import local_starter
+        from grader.sandbox.local_backend import local_starter, plan_rlimits
 
-        start = local_starter(staged, forbidden, limits)
-        info = {"sandbox": "local"}
+        plan = plan_rlimits(limits)
+        start = local_starter(staged, forbidden, limits, plan)
+        info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
     else:
         from grader.sandbox import docker_backend, engine
         from grader.sandbox import image as runtime_image

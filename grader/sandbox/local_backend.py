@@ -3,25 +3,39 @@
 For practising without Docker. It applies what the OS offers (address space,
 CPU time, file size, open files) and the grader's wall-clock deadlines, but the
 candidate's code runs as you, with your files and network. It says so on every
-report it produces.
+report it produces, and names each limit it could not put in force.
+
+It runs wherever Python does: the worker applies its own rlimits (no fork
+hook), a thread reads its stdout (no ``select`` on pipes, which Windows lacks),
+and :mod:`grader.processes` starts and kills its process group.
 """
 
 from __future__ import annotations
 
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 
+from grader import processes
 from grader.exercise import Limits
 from grader.sandbox.client import Transport
 from grader.sandbox.staging import Staged, worker_argv
 
 NOT_ISOLATED = ("graded with the local sandbox: candidate code ran as your user, "
                 "with your files and network (not isolated); use --sandbox docker for isolation")
+
+#: What each limit means to a reader of the report.
+LIMIT_WORDS = {"RLIMIT_AS": "memory", "RLIMIT_CPU": "CPU time", "RLIMIT_FSIZE": "file size",
+               "RLIMIT_NOFILE": "open files"}
+
+_CHUNK = 64 * 1024
+_QUEUED_CHUNKS = 64  # at most 4 MiB read ahead of the judge; then the worker's writes block
 
 
 def rlimits_for(limits: Limits) -> dict[str, tuple[int, int]]:
@@ -36,30 +50,102 @@ def rlimits_for(limits: Limits) -> dict[str, tuple[int, int]]:
     }
 
 
-def _apply_rlimits(wanted: dict[str, tuple[int, int]]) -> None:
-    import resource
+@dataclass(frozen=True)
+class RlimitPlan:
+    """The limits this platform can put in force, and why the others cannot be."""
 
-    for name, value in wanted.items():
-        which = getattr(resource, name, None)
-        if which is not None:
-            resource.setrlimit(which, value)
+    wanted: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unavailable: dict[str, str] = field(default_factory=dict)  # RLIMIT_* name -> reason in plain words
+
+
+def plan_rlimits(limits: Limits) -> RlimitPlan:
+    """Split :func:`rlimits_for` into what to ask the worker for and what this platform lacks."""
+    try:
+        import resource
+    except ImportError:
+        reason = "this platform has no `resource` module (Windows)"
+        return RlimitPlan({}, {name: reason for name in rlimits_for(limits)})
+    wanted, unavailable = {}, {}
+    for name, value in rlimits_for(limits).items():
+        if not hasattr(resource, name):
+            unavailable[name] = f"this platform's `resource` module has no {name}"
+        elif name == "RLIMIT_AS" and sys.platform == "darwin":
+            unavailable[name] = "macOS does not enforce an address-space limit"
+        else:
+            wanted[name] = value
+    return RlimitPlan(wanted, unavailable)
+
+
+def limit_warnings(sandbox_info: dict) -> list[str]:
+    """One report warning per limit not in force: unavailable here, or refused inside the worker."""
+    missing = {**_text_items(sandbox_info.get("limits_unavailable")), **_text_items(sandbox_info.get("rlimits_failed"))}
+    return [f"local sandbox: no {LIMIT_WORDS.get(name, name)} limit here ({name}: {why}); "
+            "the wall-clock deadlines still apply" for name, why in sorted(missing.items())]
+
+
+def _text_items(value) -> dict[str, str]:
+    """The str -> str items of ``value`` (it passed through the worker's hello), capped."""
+    if not isinstance(value, dict):
+        return {}
+    return {k[:40]: v[:200] for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 class LocalTransport(Transport):
+    """A worker subprocess; a daemon thread moves its stdout into a queue the judge reads with a deadline."""
+
     def __init__(self, proc: subprocess.Popen, workdir: tempfile.TemporaryDirectory):
         self.proc = proc
         self._workdir = workdir
+        self._chunks: queue.Queue[bytes] = queue.Queue(_QUEUED_CHUNKS)
+        self._pending = b""
+        self._eof = False
+        self._closing = threading.Event()
+        self._reader = threading.Thread(target=self._pump, name="local-sandbox-reader", daemon=True)
+        self._reader.start()
+
+    def _pump(self) -> None:
+        """Read until end of stream; only this thread touches (and finally closes) the stdout pipe."""
+        stream = self.proc.stdout
+        try:
+            fd = stream.fileno()
+            while not self._closing.is_set():
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except OSError:
+                    chunk = b""
+                if not self._offer(chunk) or not chunk:
+                    return
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _offer(self, chunk: bytes) -> bool:
+        while not self._closing.is_set():
+            try:
+                self._chunks.put(chunk, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def send(self, data: bytes) -> None:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
     def read(self, n: int, deadline: float) -> bytes:
-        fd = self.proc.stdout.fileno()
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            raise TimeoutError
-        return os.read(fd, n)
+        if not self._pending and not self._eof:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                self._pending = self._chunks.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError from None
+            self._eof = not self._pending
+        data, self._pending = self._pending[:n], self._pending[n:]
+        return data
 
     def exit_reason(self) -> str:
         try:
@@ -67,42 +153,46 @@ class LocalTransport(Transport):
         except subprocess.TimeoutExpired:
             return "the worker stopped answering"
         if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
+            try:
+                return f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
         return f"exit code {code}"
 
     def close(self) -> None:
+        self._closing.set()
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            processes.kill_group(self.proc)
         self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        self._reader.join(timeout=2)  # it closes stdout; a grandchild still holding the pipe keeps it open
         self._workdir.cleanup()
 
 
-def local_starter(staged: Staged, forbidden: list[str], limits: Limits):
+def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None):
     """A function that starts one local worker per call (the Sandbox calls it again after a crash)."""
+    if plan is None:
+        plan = plan_rlimits(limits)
 
     def start() -> LocalTransport:
         workdir = tempfile.TemporaryDirectory(prefix="grader-local-")
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": os.environ.get("PATH", os.defpath),
             "PYTHONPATH": str(staged.lib),
             "PYTHONDONTWRITEBYTECODE": "1",
             "HOME": workdir.name,
             "TMPDIR": workdir.name,
             "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
         }
+        if "SYSTEMROOT" in os.environ:  # Windows: Python cannot start without it
+            env["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), forbidden),
+            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=workdir.name, env=env, start_new_session=True,
-            preexec_fn=lambda: _apply_rlimits(rlimits_for(limits)),
+            cwd=workdir.name, env=env, **processes.group_popen_kwargs(),
         )
         return LocalTransport(proc, workdir)
 

@@ -62,11 +62,19 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path) -> St
     return Staged(dest)
 
 
-def worker_argv(python: str, staged_root: str, forbidden: list[str]) -> list[str]:
-    """The worker's command line, with paths as seen from where it runs."""
+def worker_argv(python: str, staged_root: str, forbidden: list[str],
+                rlimits: dict[str, tuple[int, int]] | None = None) -> list[str]:
+    """The worker's command line, with paths as seen from where it runs.
+
+    ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
+    itself before anything else: the local sandbox's way to limit a process
+    without a fork hook. Docker passes none; its limits come from the engine.
+    """
     argv = [python, "-s", "-B", "-m", "grader.sandbox.worker",
             "--probes", f"{staged_root}/probes/probes.py",
             "--submission-dir", f"{staged_root}/submission"]
     for api in forbidden:
         argv += ["--forbid", api]
+    for name, (soft, hard) in (rlimits or {}).items():
+        argv += ["--rlimit", f"{name}={soft}:{hard}"]
     return argv

@@ -6,7 +6,8 @@ decides pass or fail: everything it says is data the judge checks.
 
 It imports the standard library, torch and ``grader.protocol`` only, because it
 runs from a read-only copy in a bare runtime image. Start it as
-``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]``.
+``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
+[--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
 
 Channels: the protocol uses private duplicates of the original stdin/stdout.
 File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
@@ -163,13 +164,50 @@ class Capture:
                 pass
         try:
             size = os.fstat(self.fd).st_size
-            data = os.pread(self.fd, OUTPUT_CAP * 4, 0)
+            data = _read_from_start(self.fd, OUTPUT_CAP * 4)
             os.ftruncate(self.fd, 0)
         except OSError as e:
             return f"[grader: could not read candidate output: {e}]", 0
         text = data.decode("utf-8", "replace")
         kept = text[:OUTPUT_CAP]
         return kept, max(0, size - len(kept.encode("utf-8", "replace")))
+
+
+def _read_from_start(fd: int, n: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, 0)
+    os.lseek(fd, 0, os.SEEK_SET)  # Windows: no pread; appends still go to the end (O_APPEND)
+    return os.read(fd, n)
+
+
+def apply_rlimits(specs: list[str]) -> dict:
+    """Put ``RLIMIT_NAME=SOFT:HARD`` limits on this very process (children inherit them).
+
+    Called first, before torch or any candidate code is imported. A limit the OS
+    refuses (soft above hard, above what this user may raise, no ``resource``
+    module on Windows) is recorded for the hello frame, not fatal: the judge
+    reports it, and the wall-clock deadlines still hold.
+    """
+    applied, failed = [], {}
+    try:
+        import resource
+    except ImportError:
+        resource = None
+    for spec in specs:
+        name, _, value = spec.partition("=")
+        try:
+            soft, hard = (int(v) for v in value.split(":"))
+            if resource is None:
+                raise OSError("this platform has no `resource` module")
+            which = getattr(resource, name, None) if name.startswith("RLIMIT_") else None
+            if which is None:
+                raise ValueError(f"this platform has no {name}")
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError) as e:
+            failed[name] = str(e) or type(e).__name__
+        else:
+            applied.append(name)
+    return {"rlimits_applied": applied, "rlimits_failed": failed}
 
 
 def _candidate_traceback(exc: BaseException, keep_dirs: tuple[str, ...]) -> str:
@@ -260,8 +298,10 @@ def main(argv=None) -> None:
     parser.add_argument("--probes", required=True)
     parser.add_argument("--submission-dir", required=True)
     parser.add_argument("--forbid", action="append", default=[])
+    parser.add_argument("--rlimit", action="append", default=[], help="RLIMIT_NAME=SOFT:HARD (repeatable)")
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
     args = parser.parse_args(argv)
+    rlimits = apply_rlimits(args.rlimit)  # first: nothing heavy or foreign has run yet
 
     # Private protocol channels first, before any candidate code can print.
     proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -274,7 +314,7 @@ def main(argv=None) -> None:
         proto_out.write(protocol.encode(message, strict=strict))
 
     try:
-        serve(args, send, capture, proto_in.read)
+        serve(args, send, capture, proto_in.read, rlimits)
     except BaseException:  # the worker's own failure: say so on the channel, then die
         try:
             send({"type": "fatal", "message": traceback.format_exc()[-4000:]})
@@ -284,7 +324,7 @@ def main(argv=None) -> None:
     os._exit(0)  # skip interpreter teardown: candidate atexit hooks and threads do not get a say
 
 
-def serve(args, send, capture, read) -> None:
+def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
     import torch
 
     tripwire = Tripwire(args.forbid)
@@ -297,6 +337,7 @@ def serve(args, send, capture, read) -> None:
         "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
         "tripwire_missing": tripwire.missing,
         "tripwire_modules": tripwire.modules,
+        **(rlimits or {"rlimits_applied": [], "rlimits_failed": {}}),
     })
     Worker(args, send, capture, tripwire).serve(read)
 

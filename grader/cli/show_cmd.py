@@ -1,0 +1,32 @@
+"""``grader show NAME``: an exercise's prompt in the terminal, with what it is worth and what to edit."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("show")
+@click.argument("name")
+def show(name):
+    """Show exercise NAME: its facts, then its README."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+    from rich.rule import Rule
+    from rich.text import Text
+
+    from grader.exercise import load_exercise
+    from grader.practice.catalog import describe
+
+    ex = load_exercise(name)
+    info = describe(ex)
+    console = Console(highlight=False)
+    console.print(Text(info.title, style="bold"))
+    for label, value in [("Exercise", info.name), ("Difficulty", info.difficulty),
+                         ("Topics", ", ".join(info.topics) or "—"), ("File to edit", info.submission),
+                         ("GPU", info.gpu), ("Checks", info.checks.summary())]:
+        console.print(Text(f"{label + ':':<14}", style="bold") + Text(value))
+    console.print(Rule())
+    readme = ex.readme.read_text(encoding="utf-8") if ex.readme.is_file() else "(This exercise has no README.md.)"
+    console.print(Markdown(readme))  # the author's prompt: rich renders Markdown, it does not parse [markup]
+    console.print(Rule())
+    console.print(Text(f"Start with: grader init {info.name}"))

@@ -1,0 +1,178 @@
+"""The exercise catalog: what ``grader list`` and ``grader show`` say about each exercise.
+
+Check counts and points come from *collecting* the checks the way a grading does
+(a parametrized check counts once per case), never from reading their source: the
+judge's pytest runs with ``--collect-only``, which opens no sandbox and runs no
+candidate code. Collecting costs seconds (the checks import torch and hypothesis),
+so the counts are cached in the data directory under the exercise's fingerprint:
+editing a check or exercise.toml recollects, anything else is instant.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from grader import __version__
+from grader.atomic import atomic_write
+from grader.errors import GraderError
+from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
+from grader.judge import warm
+from grader.judge.runner import pytest_args
+from grader.practice.datadir import data_dir
+
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+#: Collecting imports the checks, nothing more; a judge still busy after this is stuck.
+COLLECT_TIMEOUT_S = 120.0
+CACHE_FOLDER = "catalog"
+
+
+class CollectionFailed(Exception):
+    """The checks could not be collected; the message says why (shown as the reason counts are "?")."""
+
+
+@dataclass(frozen=True)
+class CheckCounts:
+    """How many checks an exercise has and what they are worth; ``None`` everywhere when unknown."""
+
+    total: int | None
+    visible: int | None
+    hidden: int | None
+    points: float | None
+    problem: str | None = None  # why the counts are unknown
+
+    @property
+    def known(self) -> bool:
+        return self.total is not None
+
+    @classmethod
+    def unknown(cls, problem: str) -> CheckCounts:
+        return cls(None, None, None, None, problem)
+
+    @classmethod
+    def from_specs(cls, specs: list[dict]) -> CheckCounts:
+        """From the judge's "collected" event: one spec per check, as ``grader.judge.plugin._spec`` writes it."""
+        visible = sum(1 for s in specs if s["visibility"] == "visible")
+        return cls(len(specs), visible, len(specs) - visible, float(sum(s["points"] for s in specs)))
+
+    def summary(self) -> str:
+        """``16 checks, 22 points: 4 visible, 12 hidden``, or ``? checks, ? points`` with the reason."""
+        if not self.known:
+            return f"? checks, ? points (could not count them: {self.problem})"
+        return f"{self.total} checks, {self.points:g} points: {self.visible} visible, {self.hidden} hidden"
+
+
+@dataclass(frozen=True)
+class ExerciseInfo:
+    name: str
+    title: str
+    difficulty: str
+    topics: tuple[str, ...]
+    gpu: str
+    submission: str
+    checks: CheckCounts
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The exercises that loaded, in listing order, and one message per folder that did not."""
+
+    exercises: list[ExerciseInfo]
+    problems: list[str]
+
+
+def catalog(root: Path = EXERCISES_DIR) -> Catalog:
+    """Every exercise under ``root``, easiest first then by name.
+
+    A folder whose exercise.toml is broken is reported in ``problems`` (the message
+    names the file and the key) instead of hiding every other exercise behind a crash.
+    """
+    infos, problems = [], []
+    for toml in sorted(Path(root).glob("*/exercise.toml")):
+        try:
+            ex = load_exercise(toml.parent)
+        except GraderError as e:
+            problems.append(str(e))
+            continue
+        infos.append(describe(ex))
+    infos.sort(key=lambda i: (DIFFICULTY_ORDER.get(i.difficulty, len(DIFFICULTY_ORDER)), i.name))
+    return Catalog(infos, problems)
+
+
+def describe(ex: Exercise) -> ExerciseInfo:
+    """What the catalog says about one exercise; collects its checks unless cached."""
+    meta = ex.config.exercise
+    return ExerciseInfo(name=ex.name, title=ex.title, difficulty=meta.difficulty, topics=tuple(meta.topics),
+                        gpu=meta.gpu.value, submission=meta.submission, checks=check_counts(ex))
+
+
+def check_counts(ex: Exercise) -> CheckCounts:
+    """The cached counts for this exact exercise content, or collect them (a failure is not cached: rerun retries)."""
+    cache = data_dir() / CACHE_FOLDER / f"{ex.fingerprint}.json"
+    cached = _read_cache(cache)
+    if cached is not None:
+        return cached
+    try:
+        counts = CheckCounts.from_specs(collect_checks(ex))
+    except CollectionFailed as e:
+        return CheckCounts.unknown(str(e))
+    with atomic_write(cache) as f:
+        json.dump({"grader_version": __version__, "exercise": ex.name, "counts": asdict(counts)}, f)
+    return counts
+
+
+def _read_cache(path: Path) -> CheckCounts | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("grader_version") != __version__:  # the plugin's counting may have changed
+            return None
+        return CheckCounts(**data["counts"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # missing or damaged: collect again
+
+
+def collect_checks(ex: Exercise) -> list[dict]:
+    """The judge's check specs for ``ex``: its pytest with ``--collect-only``, forked warm where possible."""
+    with tempfile.TemporaryDirectory(prefix="grader-collect-") as tmp:
+        events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
+        ini.write_text("[pytest]\n")
+        args = pytest_args(ex, ex.stub, sandbox="inprocess", seed=ex.config.checks.seed, events=events, ini=ini,
+                           grading_id="collect") + ["--collect-only"]
+        if warm.available():
+            judge = warm.start_judge(args, cwd=tmp, log=str(log))
+            if not judge.wait(COLLECT_TIMEOUT_S):
+                judge.kill()
+                raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")
+        else:
+            with open(log, "wb") as out:
+                try:
+                    subprocess.run([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=subprocess.STDOUT, env=warm.judge_environment(), cwd=tmp,
+                                   timeout=COLLECT_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s") from None
+        return _collected(events, log)
+
+
+def _collected(events: Path, log: Path) -> list[dict]:
+    specs, infra = None, None
+    lines = events.read_text(encoding="utf-8").splitlines() if events.exists() else []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if event.get("event") == "collected":
+            specs = event["checks"]
+        elif event.get("event") == "infra":
+            infra = infra or event["reason"]
+    if infra is not None:
+        raise CollectionFailed(infra.strip().splitlines()[0][:300])
+    if specs is None:
+        tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+        raise CollectionFailed("the judge collected nothing" + (f": {tail[0][:300]}" if tail else ""))
+    return specs

@@ -1,0 +1,123 @@
+"""A candidate's past attempts: what they scored, when, and which checks flipped since last time.
+
+Only graded attempts are kept: a "not graded" run scored nothing, so it is no
+attempt. Checks are remembered by id with their scorecard name, status and
+points, which is what a candidate may see of a hidden check anyway.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.practice.store import connect
+from grader.reports.model import Report
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    name: str
+    status: str
+    score: float
+    max_score: float
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def ran(self) -> bool:
+        """A skipped check (say, a GPU check on a laptop) neither passed nor failed: it cannot flip."""
+        return self.status != "skipped"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    exercise: str
+    at: str  # ISO 8601, UTC
+    score: float
+    max_score: float
+    sandbox: str
+    sha256: str
+    fingerprint: str
+    elapsed_s: float | None = None
+    over_limit: bool | None = None
+    checks: dict[str, CheckOutcome] = field(default_factory=dict)
+
+    @property
+    def fraction(self) -> float:
+        return self.score / self.max_score if self.max_score else 0.0
+
+
+@dataclass(frozen=True)
+class Flips:
+    """Checks whose pass/fail changed between two attempts at one exercise."""
+
+    fixed: list[str]  # failed before, pass now (names)
+    broke: list[str]  # passed before, fail now
+    exercise_changed: bool  # the exercise's checks changed in between: compare with care
+
+    def __bool__(self) -> bool:
+        return bool(self.fixed or self.broke)
+
+
+def record(report: Report, *, db: Path | None = None) -> Attempt | None:
+    """Store ``report`` as an attempt; ``None`` (nothing stored) when it was not graded."""
+    if not report.graded:
+        return None
+    checks = {c.id: [c.name, c.status.value, c.score, c.max_score] for c in report.checks}
+    timing = report.timing
+    env = report.environment
+    at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    with connect(db) as conn:
+        cur = conn.execute(
+            "INSERT INTO attempts (exercise, exercise_version, fingerprint, at, score, max_score, sandbox, sha256,"
+            " elapsed_s, over_limit, checks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (report.exercise, env.exercise_version, env.exercise_fingerprint, at, report.score, report.max_score,
+             env.sandbox, env.submission_sha256, timing.elapsed_s if timing else None,
+             int(timing.over_limit) if timing else None, json.dumps(checks)),
+        )
+        row = conn.execute("SELECT * FROM attempts WHERE id = ?", (cur.lastrowid,)).fetchone()
+    return _attempt(row)
+
+
+def attempts(exercise: str | None = None, *, db: Path | None = None) -> list[Attempt]:
+    """Attempts oldest first, for one exercise or all."""
+    with connect(db) as conn:
+        if exercise is None:
+            rows = conn.execute("SELECT * FROM attempts ORDER BY id").fetchall()
+        else:
+            rows = conn.execute("SELECT * FROM attempts WHERE exercise = ? ORDER BY id", (exercise,)).fetchall()
+    return [_attempt(r) for r in rows]
+
+
+def best_scores(*, db: Path | None = None) -> dict[str, Attempt]:
+    """Each exercise's best attempt (highest fraction of the points; the earliest on a tie)."""
+    best: dict[str, Attempt] = {}
+    for a in attempts(db=db):
+        if a.exercise not in best or a.fraction > best[a.exercise].fraction:
+            best[a.exercise] = a
+    return best
+
+
+def flips(before: Attempt, after: Attempt) -> Flips:
+    """Which checks flipped from ``before`` to ``after`` (checks present in both and run both times only)."""
+    fixed, broke = [], []
+    for check_id, now in after.checks.items():
+        then = before.checks.get(check_id)
+        if then is None or not (then.ran and now.ran) or then.passed == now.passed:
+            continue
+        (fixed if now.passed else broke).append(now.name)
+    return Flips(fixed=fixed, broke=broke, exercise_changed=before.fingerprint != after.fingerprint)
+
+
+def _attempt(row) -> Attempt:
+    checks = {k: CheckOutcome(*v) for k, v in json.loads(row["checks"]).items()}
+    return Attempt(
+        id=row["id"], exercise=row["exercise"], at=row["at"], score=row["score"], max_score=row["max_score"],
+        sandbox=row["sandbox"], sha256=row["sha256"], fingerprint=row["fingerprint"], elapsed_s=row["elapsed_s"],
+        over_limit=None if row["over_limit"] is None else bool(row["over_limit"]), checks=checks,
+    )

@@ -1,0 +1,56 @@
+"""Which exercise and which file ``grader submit`` means, from zero, one or two arguments.
+
+- ``grader submit`` inside a workspace: its exercise, its file.
+- ``grader submit FILE`` (or a workspace folder): the workspace holding it says the exercise.
+- ``grader submit NAME``: that exercise; inside a workspace of the same exercise, the
+  workspace's file, otherwise the stub in the exercise folder (an author editing in place).
+- ``grader submit NAME FILE``: exactly that.
+
+A path that is a workspace wins over an exercise of the same name, because
+``grader init attention`` makes a folder called ``attention``: the candidate who
+then types ``grader submit attention`` means their work, not our stub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.exercise import Exercise, load_exercise
+from grader.practice.workspace import MARKER, Workspace, find_workspace
+
+
+@dataclass(frozen=True)
+class Target:
+    exercise: Exercise
+    submission: Path | None  # None: the exercise's own stub
+    workspace: Workspace | None = None
+
+
+def resolve_target(first: str | None, second: str | None, *, cwd: Path) -> Target:
+    if second is not None:
+        return Target(load_exercise(first), Path(second))
+    if first is None:
+        ws = find_workspace(cwd)
+        if ws is None:
+            raise UsageError(
+                f"No exercise given, and {str(cwd)!r} is not inside a workspace (no {MARKER} here or above).",
+                hint="Name one: `grader submit NAME [FILE]` (`grader list` shows the names), "
+                     "or make a workspace with `grader init NAME`.")
+        return Target(ws.load(), ws.submission, ws)
+    path = Path(first)
+    if not path.is_absolute():
+        path = cwd / path
+    if path.exists():
+        ws = find_workspace(path)
+        if ws is not None:
+            return Target(ws.load(), path if path.is_file() else ws.submission, ws)
+    if path.is_file():
+        raise UsageError(f"{first!r} is not inside a workspace, so which exercise it answers is unknown.",
+                         hint=f"Name the exercise: `grader submit NAME {first}`.")
+    exercise = load_exercise(first)  # a name or an exercise folder; the error lists the known names
+    ws = find_workspace(cwd)
+    if ws is not None and ws.load().name == exercise.name:
+        return Target(exercise, ws.submission, ws)
+    return Target(exercise, None)

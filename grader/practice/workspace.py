@@ -1,0 +1,139 @@
+"""A candidate's workspace: the public files of one exercise plus a marker naming it.
+
+``grader init`` writes the workspace; ``grader submit`` run anywhere inside it finds
+the marker (``grader.toml``) in the folder or a parent and knows the exercise and
+the file to grade. Whatever the candidate wrote is theirs: init never overwrites
+a file silently, and with ``--force`` it keeps the old one as ``NAME.bak``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
+
+MARKER = "grader.toml"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+    exercise_spec: str  # a name under exercises/, or an exercise folder's absolute path
+    submission: Path  # the file to grade, inside root
+
+    @property
+    def marker(self) -> Path:
+        return self.root / MARKER
+
+    def load(self) -> Exercise:
+        """The exercise the marker names; a ``UsageError`` naming the marker when there is none."""
+        try:
+            return load_exercise(self.exercise_spec)
+        except UsageError as e:
+            fix = f"Fix or delete {self.marker}, or run `grader init` again."
+            raise UsageError(f"{self.marker} names exercise {self.exercise_spec!r}, which cannot be loaded: {e}",
+                             hint=f"{e.hint} {fix}" if e.hint else fix) from None
+
+
+@dataclass
+class InitResult:
+    dest: Path
+    written: list[Path] = field(default_factory=list)  # new or replaced files
+    unchanged: list[Path] = field(default_factory=list)  # already there, byte for byte
+    backups: dict[Path, Path] = field(default_factory=dict)  # replaced file -> where its old content went
+
+
+def marker_text(ex: Exercise, *, portable: bool = False) -> str:
+    """The marker for ``ex``. Its folder's path is recorded only when it is not under ``exercises/``
+    and the workspace stays on this machine (``portable=False``); a pack names the exercise alone."""
+    lines = [
+        "# A grader workspace: `grader submit` run in this folder (or below) grades",
+        "# `submission` against `exercise`. Written by `grader init` or `grader pack`.",
+        "[workspace]",
+        f"exercise = {_toml_string(ex.name)}",
+        f"submission = {_toml_string(ex.config.exercise.submission)}",
+    ]
+    under_exercises = ex.root.parent == EXERCISES_DIR.resolve() and ex.root.name == ex.name
+    if not portable and not under_exercises:
+        lines.append(f"path = {_toml_string(str(ex.root))}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_string(value: str) -> str:
+    # A JSON string is a valid TOML basic string (same quotes, escapes a subset of TOML's).
+    return json.dumps(value, ensure_ascii=False)
+
+
+def init_workspace(ex: Exercise, dest: Path, *, force: bool = False) -> InitResult:
+    """Copy ``ex.public_files`` and the marker into ``dest``.
+
+    Without ``force``, any differing file already there stops it before anything is written.
+    """
+    dest = Path(dest)
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"{dest} exists and is not a folder.", hint="Choose another folder for the workspace.")
+    plan = {dest / p.name: p.read_bytes() for p in ex.public_files}
+    plan[dest / MARKER] = marker_text(ex).encode()
+    conflicts = [t for t, data in plan.items() if (t.exists() or t.is_symlink()) and not _same(t, data)]
+    if conflicts and not force:  # every target checked before anything is written
+        listed = "\n".join(f"  {t}" for t in conflicts)
+        raise UsageError(f"Not overwriting {len(conflicts)} file(s) already in {dest}:\n{listed}",
+                         hint="Nothing was written. Pass --force to replace them (each old file is kept as NAME.bak).")
+    dest.mkdir(parents=True, exist_ok=True)
+    result = InitResult(dest=dest)
+    for target, data in plan.items():
+        if target not in conflicts and target.exists():
+            result.unchanged.append(target)
+            continue
+        if target in conflicts:
+            result.backups[target] = _free_backup_name(target)
+            target.rename(result.backups[target])
+        target.write_bytes(data)  # the user's umask, not the exercise's modes: the stub must be editable
+        result.written.append(target)
+    return result
+
+
+def _same(target: Path, data: bytes) -> bool:
+    return target.is_file() and not target.is_symlink() and target.read_bytes() == data
+
+
+def _free_backup_name(target: Path) -> Path:
+    candidate = target.with_name(target.name + ".bak")
+    n = 0
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = target.with_name(f"{target.name}.bak.{n}")
+    return candidate
+
+
+def find_workspace(start: Path) -> Workspace | None:
+    """The workspace holding ``start`` (a folder or a file): the nearest marker in it or a parent."""
+    start = Path(start).resolve()
+    folder = start if start.is_dir() else start.parent
+    for d in [folder, *folder.parents]:
+        marker = d / MARKER
+        if marker.is_file():
+            return _read_marker(marker)
+    return None
+
+
+def _read_marker(marker: Path) -> Workspace:
+    fix = f"Fix or delete {marker}, or run `grader init` again."
+    try:
+        data = tomllib.loads(marker.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{marker} is not valid TOML: {e}", hint=fix) from None
+    section = data.get("workspace")
+    name = section.get("exercise") if isinstance(section, dict) else None
+    submission = section.get("submission") if isinstance(section, dict) else None
+    path = section.get("path") if isinstance(section, dict) else None
+    if not isinstance(name, str) or not isinstance(submission, str) or not isinstance(path, (str, type(None))):
+        raise UsageError(f"{marker} needs [workspace] with exercise = \"NAME\" and submission = \"FILE.py\" "
+                         "(and optionally path = \"/exercise/folder\").", hint=fix)
+    if Path(submission).name != submission or submission in ("", ".", ".."):
+        raise UsageError(f"{marker}: submission must be a file name in the workspace, got {submission!r}.", hint=fix)
+    return Workspace(root=marker.parent, exercise_spec=path or name, submission=marker.parent / submission)

@@ -1,0 +1,39 @@
+"""Start a child in its own process group and kill the whole group, on whatever OS we run on.
+
+The grader kills what it starts (a judge past its deadline, a sandbox worker
+that hangs) together with anything that child started. POSIX does that with a
+new session and ``os.killpg``; Windows has neither, only a new process group
+flag and ``Popen.kill`` (which ends the child alone). Both functions look at
+``os`` when they are called, not when this module is imported, so a test can
+take ``os.setsid`` or ``os.killpg`` away and see the fallback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+
+def group_popen_kwargs() -> dict:
+    """``Popen`` keyword arguments that start the child as the leader of a new process group."""
+    if hasattr(os, "setsid"):
+        return {"start_new_session": True}
+    flag = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", None)
+    return {"creationflags": flag} if flag is not None else {}
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL ``proc``'s group where the OS has ``killpg``; the child itself in any case. Never raises
+    for a process that is already gone."""
+    killpg = getattr(os, "killpg", None)
+    if killpg is not None:
+        try:
+            killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # gone already, or it never led a group (started without a new session)
+    if proc.poll() is None:
+        try:
+            proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass

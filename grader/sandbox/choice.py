@@ -1,0 +1,69 @@
+"""Which sandbox a grading uses: what was asked for, or for ``auto`` what this machine can offer.
+
+A candidate practising on a laptop may have no Docker at all; ``auto`` then
+grades with the local sandbox and says so in one line, because that sandbox is
+not isolated. An explicit kind never falls back: ``docker`` without an engine
+is "not graded, rerun", which is what batch grading (always ``docker``) needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.errors import InfraError, UsageError
+
+REQUESTS = ("auto", "docker", "local", "inprocess")
+
+_FALLBACK = "grading with the local sandbox, which is NOT isolated."
+
+
+@dataclass(frozen=True)
+class SandboxChoice:
+    kind: str  # docker | local | inprocess
+    note: str | None = None  # one line for the report when ``auto`` fell back
+
+
+def choose_sandbox(requested: str, *, image: str | None = None) -> SandboxChoice:
+    """Resolve ``requested`` once per grading; only ``auto`` looks at the machine (never raises for it)."""
+    if requested not in REQUESTS:
+        raise UsageError(f"Unknown sandbox {requested!r}: choose one of {', '.join(REQUESTS)}.")
+    if requested != "auto":
+        return SandboxChoice(requested)
+    from grader.sandbox import engine
+
+    if not engine.engine_available():
+        return _local(f"No Docker engine answered ({engine.where()}): {_FALLBACK} "
+                      "`--sandbox docker` insists on Docker.")
+    try:
+        missing = _missing_image(engine, image)
+    except InfraError as e:
+        return _local(f"Docker is not usable ({e}): {_FALLBACK} `--sandbox docker` insists on Docker.")
+    if missing is not None:
+        return _local(f"The sandbox image {missing} is not built: {_FALLBACK} "
+                      "Run `grader sandbox build` to grade in Docker.")
+    return SandboxChoice("docker")
+
+
+def _local(note: str) -> SandboxChoice:
+    return SandboxChoice("local", " ".join(note.split()))  # one line, whatever the error text held
+
+
+def _missing_image(engine, image: str | None) -> str | None:
+    """The name of the image grading would need when it is absent, else None."""
+    from docker.errors import DockerException, ImageNotFound
+
+    from grader.sandbox import image as runtime_image
+
+    client = engine.connect(timeout=10)
+    try:
+        if image is None:
+            return None if runtime_image.find_runtime_image(client) is not None else runtime_image.runtime_image_name()
+        try:
+            client.images.get(image)
+        except ImageNotFound:
+            return image
+        except (DockerException, OSError) as e:
+            raise InfraError(f"Could not ask the Docker engine for image {image}: {e}") from e
+        return None
+    finally:
+        client.close()

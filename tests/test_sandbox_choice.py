@@ -1,0 +1,73 @@
+"""`--sandbox auto`: Docker when it can grade, else the local sandbox with one line saying why.
+
+An explicit kind never falls back. The "no engine" cases point DOCKER_HOST at a
+socket that does not exist (loopback only: nothing on the network is tried).
+"""
+
+from pathlib import Path
+
+import pytest
+
+from grader.errors import UsageError
+from grader.grading import grade
+from grader.sandbox import image as runtime_image
+from grader.sandbox.choice import SandboxChoice, choose_sandbox
+
+TOY = Path(__file__).parent / "fixtures" / "toy"
+NO_ENGINE = "unix:///nonexistent/docker.sock"
+
+
+@pytest.fixture
+def no_engine(monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
+
+
+def test_auto_without_an_engine_picks_local_with_a_one_line_note(no_engine):
+    choice = choose_sandbox("auto")
+    assert choice.kind == "local"
+    assert NO_ENGINE in choice.note and "NOT isolated" in choice.note and "`--sandbox docker`" in choice.note
+    assert "\n" not in choice.note
+
+
+@pytest.mark.parametrize("kind", ["docker", "local", "inprocess"])
+def test_an_explicit_kind_never_falls_back_and_carries_no_note(no_engine, kind):
+    assert choose_sandbox(kind) == SandboxChoice(kind, None)
+
+
+def test_an_unknown_kind_is_a_usage_error():
+    with pytest.raises(UsageError, match="auto, docker, local, inprocess"):
+        choose_sandbox("podman")
+
+
+def test_grading_with_auto_and_no_engine_uses_local_and_says_so(no_engine):
+    report = grade(TOY, TOY / "solution.py", sandbox="auto")
+    assert report.graded and report.score == report.max_score
+    assert report.environment.sandbox == "local"
+    assert sum(NO_ENGINE in w for w in report.warnings) == 1
+
+
+def test_grading_with_docker_and_no_engine_is_not_graded_never_local(no_engine):
+    choice = choose_sandbox("docker")
+    report = grade(TOY, TOY / "solution.py", sandbox=choice)
+    assert report.graded is False and report.environment.sandbox == "docker"
+    assert not any("NOT isolated" in w or "not isolated" in w for w in report.warnings)
+
+
+@pytest.mark.docker
+def test_auto_with_the_image_missing_picks_local_and_names_the_build_command(monkeypatch):
+    monkeypatch.setattr(runtime_image, "runtime_image_name", lambda sandbox_dir=None: "grader-runtime:notbuilt0000")
+    choice = choose_sandbox("auto")
+    assert choice.kind == "local"
+    assert "grader-runtime:notbuilt0000" in choice.note and "`grader sandbox build`" in choice.note
+    assert "\n" not in choice.note
+
+
+@pytest.mark.docker
+def test_auto_with_an_explicit_image_that_is_missing_picks_local():
+    choice = choose_sandbox("auto", image="grader-runtime:does-not-exist")
+    assert choice.kind == "local" and "grader-runtime:does-not-exist" in choice.note
+
+
+@pytest.mark.docker
+def test_auto_with_an_engine_and_the_image_picks_docker_without_a_note():
+    assert choose_sandbox("auto") == SandboxChoice("docker", None)

@@ -1,0 +1,48 @@
+"""The local sandbox (what a candidate without Docker gets) scores honest files as Docker does.
+
+For each exercise, a sample of the held-in corpus (the reference, the stub, every
+variant and the first mutants by name) is graded in both sandboxes, and every
+check's status and points must match. `bench/sandbox_parity.py` compares the whole
+corpus (about 8 minutes). That every exercise validates in Docker (reference and
+variants full marks, stub zero, every mutant caught) is `grader validate`, which
+`scripts/test.sh` runs after this suite, so CI proves it.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from grader.exercise import load_exercise
+from grader.grading import grade
+from grader.reports.compare import outcome_differences
+from grader.validation import all_exercise_names, corpus
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+#: Mutants per exercise graded both ways here; the bench script grades them all.
+PARITY_MUTANTS = 2
+
+
+def parity_sample(ex) -> list:
+    """The reference, the stub, every variant and the first mutants by name: each kind of honest file."""
+    items = corpus(ex)
+    mutants = [p for kind, p in items if kind == "mutant"][:PARITY_MUTANTS]
+    return [p or ex.stub for kind, p in items if kind != "mutant"] + mutants
+
+
+@pytest.mark.parametrize("name", all_exercise_names())
+def test_local_sandbox_scores_honest_files_as_docker_does(name, docker_client):
+    ex = load_exercise(name)
+    files = parity_sample(ex)
+
+    def both(path):
+        return path, grade(ex, path, sandbox="docker"), grade(ex, path, sandbox="local")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pairs = list(pool.map(both, files))
+    problems = [f"{path.name}: {d}" for path, a, b in pairs for d in outcome_differences(a, b)]
+    assert not problems, "local and Docker disagree:\n" + "\n".join(problems)
+    assert all(a.graded and a.environment.sandbox == "docker" and b.environment.sandbox == "local"
+               for _, a, b in pairs)
+    assert len(pairs) >= 2 + 2 + PARITY_MUTANTS  # reference, stub, two variants at least, the mutants
+    assert {a.score for _, a, _ in pairs} != {0.0}  # the sample holds scoring files, not only zeros

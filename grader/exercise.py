@@ -51,7 +51,8 @@ class ExerciseMeta(_Strict):
     name: str
     title: str
     version: str = "1"
-    difficulty: Literal["easy", "medium", "hard"] = "medium"
+    level: Literal["mid", "senior", "principal"] = Field(
+        "mid", description="the seniority the exercise is pitched at: what a panel hiring for it expects")
     topics: list[str] = Field(default_factory=list)
     submission: str = Field(description="file name the candidate edits, e.g. attention.py")
     gpu: GpuPolicy = GpuPolicy.NONE

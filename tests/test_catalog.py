@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import load_exercise
+from grader.exercise import EXERCISES_DIR, load_exercise
 from grader.practice import catalog as catalog_mod
 from grader.practice.catalog import CheckCounts, CollectionFailed, catalog, describe
 
 REPO = Path(__file__).resolve().parent.parent
 TOY = REPO / "tests" / "fixtures" / "toy"
-NAMES = ["attention", "collate_fn", "custom_layer", "ddp_step", "early_stopping"]
+NAMES = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/exercise.toml"))
 
 
 @pytest.fixture
@@ -30,19 +30,19 @@ def _no_collecting(monkeypatch):
     monkeypatch.setattr(catalog_mod, "collect_checks", fail)
 
 
-def test_the_five_exercises_with_their_metadata_easiest_first():
+def test_every_exercise_with_its_metadata_by_level_then_name():
     found = catalog()
     assert found.problems == []
     assert sorted(i.name for i in found.exercises) == NAMES
-    order = [catalog_mod.DIFFICULTY_ORDER[i.difficulty] for i in found.exercises]
+    order = [catalog_mod.LEVEL_ORDER[i.level] for i in found.exercises]
     assert order == sorted(order)
     for info in found.exercises:
         meta = load_exercise(info.name).config.exercise
-        assert (info.title, info.difficulty, list(info.topics), info.gpu, info.submission) == (
-            meta.title, meta.difficulty, meta.topics, meta.gpu.value, meta.submission)
+        assert (info.title, info.level, list(info.topics), info.gpu, info.submission) == (
+            meta.title, meta.level, meta.topics, meta.gpu.value, meta.submission)
         assert info.checks.known and info.checks.total == info.checks.visible + info.checks.hidden
-    easy = [i.name for i in found.exercises if i.difficulty == "easy"]
-    assert easy == sorted(easy)
+    mid = [i.name for i in found.exercises if i.level == "mid"]
+    assert mid == sorted(mid)
 
 
 def test_points_and_counts_are_what_grading_the_reference_scores():

@@ -62,7 +62,7 @@ def test_list_fits_80_columns_and_shows_every_exercise():
     for name in NAMES:
         row = _row(r.output, name)
         info = describe(load_exercise(name))
-        assert f" {info.checks.points:g} " in row and info.difficulty in row and row.rstrip().endswith("—")
+        assert f" {info.checks.points:g} " in row and info.level in row and row.rstrip().endswith("—")
 
 
 def test_list_shows_the_best_score_so_far():
@@ -96,7 +96,7 @@ def test_show_renders_the_header_and_the_prompt_in_80_columns():
     counts = info.checks
     assert f"{counts.total} checks, {counts.points:g} points: {counts.visible} visible, {counts.hidden} hidden" \
         in r.output
-    for text in (info.title, "medium", "attention.py", "masking", "scaled_dot_product_attention(q, k, v"):
+    for text in (info.title, "senior", "attention.py", "masking", "scaled_dot_product_attention(q, k, v"):
         assert text in r.output
     assert "Attention: scaled dot-product and multi-head attention" in r.output
     assert "# Attention" not in r.output and "## Not allowed" not in r.output  # rendered, not Markdown source

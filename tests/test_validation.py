@@ -64,3 +64,20 @@ def test_cli_exits_4_naming_the_exercise_and_file(tmp_path):
                            catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "toy: mutant secretly_correct.py: caught by no check" in " ".join(r.output.split())
+
+
+def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):
+    """Check names and messages are text: rich must not read "[0, 1]" or "[red]" in them as markup."""
+    from grader import validation
+    from grader.reports.model import CheckResult, Report, Status
+    from grader.validation import ExerciseValidation, Verdict
+
+    check = CheckResult(id="t.py::t", name="Rows [0, 1] are [bold]zero[/bold]", status=Status.FAILED, score=0,
+                        max_score=1, visibility="hidden", message="x")
+    report = Report(exercise="toy", graded=True, checks=[check], score=0, max_score=1)
+    fake = ExerciseValidation("toy", [Verdict("mutant", Path("m[1].py"), report, "lost [red]all[/red]")])
+    monkeypatch.setattr(validation, "validate_exercise", lambda *a, **k: fake)
+    r = CliRunner().invoke(main, ["validate", "toy", "--sandbox", "local"], env={"COLUMNS": "200"})
+    assert r.exit_code == 4, r.output
+    for text in ("Rows [0, 1] are [bold]zero[/bold]", "m[1].py", "lost [red]all[/red]"):
+        assert text in r.output

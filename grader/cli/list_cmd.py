@@ -15,7 +15,7 @@ import click
 @click.option("--exercise-root", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Folder holding exercise folders (default: the grader's exercises/).")
 def list_cmd(exercise_root):
-    """List the exercises, easiest first, with your best score at each."""
+    """List the exercises, by level, with your best score at each."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -42,7 +42,7 @@ def list_cmd(exercise_root):
         points = fmt_points(info.checks.points) if info.checks.known else "?"
         attempt = best.get(info.name)
         score = f"{fmt_points(attempt.score)}/{fmt_points(attempt.max_score)}" if attempt else "—"
-        table.add_row(*(Text(cell) for cell in (info.name, info.title, info.difficulty, _topics(info.topics),
+        table.add_row(*(Text(cell) for cell in (info.name, info.title, info.level, _topics(info.topics),
                                                  points, info.gpu, score)))
     console.print(table)
     if not found.exercises:

@@ -21,7 +21,7 @@ def show(name):
     info = describe(ex)
     console = Console(highlight=False)
     console.print(Text(info.title, style="bold"))
-    for label, value in [("Exercise", info.name), ("Difficulty", info.difficulty),
+    for label, value in [("Exercise", info.name), ("Level", info.level),
                          ("Topics", ", ".join(info.topics) or "—"), ("File to edit", info.submission),
                          ("GPU", info.gpu), ("Checks", info.checks.summary())]:
         console.print(Text(f"{label + ':':<14}", style="bold") + Text(value))

@@ -27,6 +27,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
     when one does not, 3 when a grading could not be graded.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercise
@@ -42,22 +43,24 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
         for column in ("file", "kind", "score", "verdict"):
             table.add_column(column)
         for v in result.verdicts:
-            table.add_row(v.path.name, v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
-                          "ok" if v.ok else f"[red]{v.problem}[/]")
+            # Names, messages and file names are text, never markup: a check called "rows [0, 1]" stays whole.
+            table.add_row(escape(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
+                          "ok" if v.ok else f"[red]{escape(v.problem)}[/]")
         console.print(table)
         for problem in result.problems:
-            console.print(f"[red]{result.exercise}: {problem}[/]")
+            console.print(f"[red]{escape(result.exercise)}: {escape(problem)}[/]")
         catches = Table(title="what each check catches", title_justify="left")
         catches.add_column("check")
         catches.add_column("mutants caught")
         for check, mutants in result.catches().items():
-            catches.add_row(check, ", ".join(mutants) or "[dim](none)[/]")
+            catches.add_row(escape(check), escape(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
     bad = [r for r in results if not r.ok]
     for r in bad:
         for v in r.verdicts:
             if not v.ok:
-                console.print(f"[bold red]{r.exercise}[/]: {v.kind} {v.path.name}: {v.problem}", soft_wrap=True)
+                console.print(f"[bold red]{escape(r.exercise)}[/]: {v.kind} {escape(v.path.name)}: {escape(v.problem)}",
+                              soft_wrap=True)
     if any(not v.report.graded for r in results for v in r.verdicts):
         sys.exit(EXIT_INFRA)
     if bad:

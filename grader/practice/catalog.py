@@ -25,7 +25,7 @@ from grader.judge import warm
 from grader.judge.runner import pytest_args
 from grader.practice.datadir import data_dir
 
-DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+LEVEL_ORDER = {"mid": 0, "senior": 1, "principal": 2}
 #: Collecting imports the checks, nothing more; a judge still busy after this is stuck.
 COLLECT_TIMEOUT_S = 120.0
 CACHE_FOLDER = "catalog"
@@ -70,7 +70,7 @@ class CheckCounts:
 class ExerciseInfo:
     name: str
     title: str
-    difficulty: str
+    level: str
     topics: tuple[str, ...]
     gpu: str
     submission: str
@@ -86,7 +86,7 @@ class Catalog:
 
 
 def catalog(root: Path = EXERCISES_DIR) -> Catalog:
-    """Every exercise under ``root``, easiest first then by name.
+    """Every exercise under ``root``, by level (mid, senior, principal) then by name.
 
     A folder whose exercise.toml is broken is reported in ``problems`` (the message
     names the file and the key) instead of hiding every other exercise behind a crash.
@@ -99,14 +99,14 @@ def catalog(root: Path = EXERCISES_DIR) -> Catalog:
             problems.append(str(e))
             continue
         infos.append(describe(ex))
-    infos.sort(key=lambda i: (DIFFICULTY_ORDER.get(i.difficulty, len(DIFFICULTY_ORDER)), i.name))
+    infos.sort(key=lambda i: (LEVEL_ORDER.get(i.level, len(LEVEL_ORDER)), i.name))
     return Catalog(infos, problems)
 
 
 def describe(ex: Exercise) -> ExerciseInfo:
     """What the catalog says about one exercise; collects its checks unless cached."""
     meta = ex.config.exercise
-    return ExerciseInfo(name=ex.name, title=ex.title, difficulty=meta.difficulty, topics=tuple(meta.topics),
+    return ExerciseInfo(name=ex.name, title=ex.title, level=meta.level, topics=tuple(meta.topics),
                         gpu=meta.gpu.value, submission=meta.submission, checks=check_counts(ex))
 
 

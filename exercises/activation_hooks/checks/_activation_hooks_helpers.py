@@ -1,0 +1,147 @@
+"""Judge-side helpers for the activation_hooks checks: the models, weights, reference captures.
+
+The architectures are those of probes.py (the judge cannot import the probes: they
+import the candidate). The judge draws the weights, sends them in as a state_dict,
+and computes what every named layer returns with its own hooks on its own copy.
+"""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+from torch import nn
+
+from grader.judge import expect_close, expect_tensor
+
+F32 = {"atol": 1e-6, "rtol": 1e-6}
+seeds = st.integers(0, 2**32 - 1)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 5))
+        self.head = nn.Linear(5, 3)
+        self.unused = nn.Linear(5, 5)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.encoder(x)))
+
+
+class Pair(nn.Module):
+    def forward(self, h):
+        return h * 2, (h + 1, h.sum(-1))
+
+
+class TupleNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.pair = Pair()
+
+    def forward(self, x):
+        a, (b, s) = self.pair(self.proj(x))
+        return a + b + s.unsqueeze(-1)
+
+
+ARCHS = {
+    "net": Net,
+    "inplace": lambda: nn.Sequential(nn.Linear(4, 5), nn.ReLU(inplace=True), nn.Linear(5, 3)),
+    "tuple": TupleNet,
+}
+#: Names every layer of "net" that forward runs (nested ones included), in no particular order.
+NET_LAYERS = ["encoder", "encoder.0", "encoder.1", "encoder.2", "head"]
+
+
+def model(arch: str, seed: int) -> tuple[nn.Module, dict]:
+    """The judge's copy of ``arch`` with weights drawn from ``seed``, and those weights as a state_dict."""
+    torch.manual_seed(seed)
+    m = ARCHS[arch]()
+    return m, {k: v.detach().clone() for k, v in m.state_dict().items()}
+
+
+def inputs(seed: int, rows: list[int]) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(n, 4, generator=g) for n in rows]
+
+
+def _copy(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    return value
+
+
+def reference(m: nn.Module, names: list[str], x: torch.Tensor) -> tuple[dict, torch.Tensor]:
+    """What each named layer returns for x (copied at once), and the model's output."""
+    seen, handles = {}, []
+    for name in names:
+        hook = (lambda n: lambda mod, args, out: seen.__setitem__(n, _copy(out)))(name)
+        handles.append(m.get_submodule(name).register_forward_hook(hook))
+    try:
+        with torch.no_grad():
+            out = m(x)
+    finally:
+        for h in handles:
+            h.remove()
+    return seen, out
+
+
+# -------------------------------------------------------------------- comparisons
+
+
+def check_value(got, want, where: str) -> None:
+    """A captured value: a detached tensor equal to the reference, or a tuple of them."""
+    if isinstance(want, tuple):
+        if not isinstance(got, dict) or "tuple" not in got:
+            raise AssertionError(f"{where}: expected a tuple of {len(want)} (the layer's output), got {_kind(got)}")
+        if len(got["tuple"]) != len(want):
+            raise AssertionError(f"{where}: expected a tuple of {len(want)}, got one of {len(got['tuple'])}")
+        for i, (g, w) in enumerate(zip(got["tuple"], want)):
+            check_value(g, w, f"{where}[{i}]")
+        return
+    if not isinstance(got, dict) or "tensor" not in got:
+        raise AssertionError(f"{where}: expected a tensor (the layer's latest output), got {_kind(got)}")
+    value = expect_tensor(got["tensor"], shape=tuple(want.shape), dtype=want.dtype, name=where)
+    expect_close(value, want, where, **F32)
+
+
+def check_detached(got, where: str) -> None:
+    if isinstance(got, dict) and "tuple" in got:
+        for i, g in enumerate(got["tuple"]):
+            check_detached(g, f"{where}[{i}]")
+        return
+    if isinstance(got, dict) and "tensor" in got and (got["requires_grad"] or got["grad_fn"] is not None):
+        raise AssertionError(f"{where} is attached to the autograd graph (requires_grad="
+                             f"{got['requires_grad']}, grad_fn={got['grad_fn']}): store it detached")
+
+
+def check_activations(got, want: dict, where: str) -> None:
+    """Exactly the expected names, each with the expected value."""
+    if not isinstance(got, dict) or "unsupported" in got:
+        raise AssertionError(f"{where}: activations must be a dict, got {_kind(got)}")
+    if sorted(got) != sorted(want):
+        raise AssertionError(f"{where}: activations must have the keys {sorted(want)}, got {sorted(got)}")
+    for name, value in want.items():
+        check_value(got[name], value, f"{where}: activations[{name!r}]")
+
+
+def check_no_hooks_left(before: dict, after: dict, where: str) -> None:
+    """Every module holds as many forward hooks and pre-hooks as before the capture."""
+    left = {name: after.get(name) for name in before if after.get(name) != before[name]}
+    if left:
+        shown = ", ".join(f"{n}: {after[n][0] - before[n][0]} forward hook(s), "
+                          f"{after[n][1] - before[n][1]} pre-hook(s)" for n in sorted(left))
+        raise AssertionError(f"{where}: hooks were left behind (more or fewer than before): {shown}")
+
+
+def _kind(value) -> str:
+    if isinstance(value, dict):
+        for key in ("tensor", "tuple", "list"):
+            if key in value:
+                return f"a {key}"
+        if "unsupported" in value:
+            return value["unsupported"]
+        return "a dict"
+    return repr(value)[:80]

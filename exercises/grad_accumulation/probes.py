@@ -1,0 +1,103 @@
+"""Probes for the grad_accumulation exercise. They run INSIDE the sandbox.
+
+The judge sends the starting parameters and the micro-batches (float64 tensors);
+the probe builds the model (``_model``), an SGD optimizer that records its calls
+(``RecordingSGD``, the update of torch.optim.SGD) and runs the candidate's train_with_accumulation. It returns
+plain data: the value returned, the optimizer's calls in order, the gradients the
+optimizer saw at each step and the parameters at the end. Probes never judge.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import grad_accum
+
+
+def _model(params: dict) -> nn.Module:
+    """nn.Sequential(Linear(3, 4), Tanh, Linear(4, 2)) in float64 holding ``params``."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).double()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(params[name])
+    return model
+
+
+class RecordingSGD:
+    """SGD with momentum, updating like torch.optim.SGD, that logs its zero_grad/step calls
+    and the gradients each step sees.
+
+    Written out rather than subclassing torch.optim.SGD: constructing a torch optimizer
+    costs seconds on a first use (it loads torch's compiler machinery), in every grading.
+    """
+
+    def __init__(self, model: nn.Module, lr: float, momentum: float = 0.0):
+        self._named = list(model.named_parameters())
+        self.lr, self.momentum = lr, momentum
+        self._buffers: dict[str, torch.Tensor] = {}
+        self.events: list[str] = []
+        self.step_grads: list[dict] = []
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.events.append("zero_grad")
+        for _, p in self._named:
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.detach_()
+                p.grad.zero_()
+
+    @torch.no_grad()
+    def step(self, closure=None) -> None:
+        self.events.append("step")
+        self.step_grads.append({n: None if p.grad is None else p.grad.detach().clone() for n, p in self._named})
+        for name, p in self._named:
+            if p.grad is None:
+                continue
+            d_p = p.grad
+            if self.momentum:
+                buf = self._buffers.get(name)
+                buf = d_p.clone() if buf is None else buf.mul_(self.momentum).add_(d_p)
+                self._buffers[name] = buf
+                d_p = buf
+            p.add_(d_p, alpha=-self.lr)
+
+
+def _plain(value):
+    """The returned value as plain data: a list of floats, or a description of what it is."""
+    if type(value) is not list:
+        return {"unsupported": f"a {type(value).__name__}"}
+    out = []
+    for v in value:
+        out.append(v if type(v) is float else {"unsupported": f"a {type(v).__name__} ({repr(v)[:60]})"})
+    return out
+
+
+def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, loss="mse",
+               stale=None, generator=False):
+    """Run train_with_accumulation on the probes' model with a RecordingSGD.
+
+    batches: [[inputs, targets], ...]. stale: gradients put in .grad before the call.
+    generator: pass the batches as a one-pass generator instead of a list.
+    """
+    model = _model(params)
+    if stale is not None:
+        for name, p in model.named_parameters():
+            p.grad = stale[name].clone()
+    forward_sizes: list[int] = []
+    model.register_forward_pre_hook(lambda module, args: forward_sizes.append(int(args[0].shape[0])))
+    optimizer = RecordingSGD(model, lr=lr, momentum=momentum)
+    loss_fn = nn.MSELoss() if loss == "mse" else nn.CrossEntropyLoss()
+    pairs = [(x, y) for x, y in batches]
+    source = (pair for pair in pairs) if generator else pairs
+    returned = grad_accum.train_with_accumulation(model, optimizer, loss_fn, source, accumulation_steps)
+    return {
+        "returned": _plain(returned),
+        "events": optimizer.events,
+        "forward_sizes": forward_sizes,
+        "step_grads": optimizer.step_grads,
+        "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+    }

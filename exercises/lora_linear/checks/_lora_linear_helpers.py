@@ -1,0 +1,122 @@
+"""Judge-side helpers for the lora_linear checks: cases, reference maths, result checks.
+
+The file name is exercise-specific so that it never clashes with another
+exercise's helpers in one judge process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from hypothesis import strategies as st
+from torch import Tensor
+
+from grader.judge import expect_close, expect_tensor
+
+#: Values O(1), at most 6 features and rank 4: float32 rounding stays far below these.
+F32 = {"atol": 1e-5, "rtol": 1e-5}
+F64 = {"atol": 1e-10, "rtol": 1e-10}
+
+ALPHAS = (0.5, 1.0, 2.0, 3.0, 4.0, 8.0, 16.0)
+
+
+@dataclass(frozen=True)
+class Case:
+    in_features: int
+    out_features: int
+    r: int
+    alpha: float
+    bias: bool
+    lead: tuple[int, ...]
+    seed: int
+
+    def tensors(self, dtype=torch.float32) -> dict:
+        """weight, bias (None without one), A, B, x, grad_out, new_weight, new_bias: drawn from the seed."""
+        g = torch.Generator().manual_seed(self.seed)
+
+        def randn(*shape):
+            return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+        o, i, r = self.out_features, self.in_features, self.r
+        return {
+            "weight": randn(o, i),
+            "bias": randn(o) if self.bias else None,
+            "A": randn(r, i),
+            "B": randn(o, r),
+            "x": randn(*self.lead, i),
+            "grad_out": randn(*self.lead, o),
+            "new_weight": randn(o, i),
+            "new_bias": randn(o) if self.bias else None,
+        }
+
+    def describe(self) -> str:
+        return (f"LoRALinear(nn.Linear({self.in_features}, {self.out_features}, bias={self.bias}), "
+                f"r={self.r}, alpha={self.alpha}), x of shape {(*self.lead, self.in_features)}")
+
+
+@st.composite
+def cases(draw, *, bias=None) -> Case:
+    n_lead = draw(st.integers(0, 2))
+    return Case(
+        in_features=draw(st.integers(1, 6)),
+        out_features=draw(st.integers(1, 6)),
+        r=draw(st.integers(1, 4)),
+        alpha=draw(st.sampled_from(ALPHAS)),
+        bias=draw(st.booleans()) if bias is None else bias,
+        lead=tuple(draw(st.lists(st.integers(1, 3), min_size=n_lead, max_size=n_lead))),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+# Covered first on every run: r != alpha, r != 1, in != out, scaling != 1 (so that
+# alpha vs alpha/r vs r/alpha and a transposed A or B all show).
+PLAIN = Case(in_features=4, out_features=3, r=2, alpha=8.0, bias=True, lead=(5,), seed=1)
+NO_BIAS = Case(in_features=3, out_features=5, r=3, alpha=2.0, bias=False, lead=(2, 2), seed=2)
+VECTOR = Case(in_features=2, out_features=4, r=4, alpha=1.0, bias=True, lead=(), seed=3)
+
+
+# ------------------------------------------------------------------------ reference
+
+
+def reference(t: dict, case: Case) -> Tensor:
+    """x Wᵀ + b + (alpha / r) x Aᵀ Bᵀ."""
+    scaling = case.alpha / case.r
+    return F.linear(t["x"], t["weight"], t["bias"]) + scaling * (t["x"] @ t["A"].T @ t["B"].T)
+
+
+def reference_grads(t: dict, case: Case) -> dict:
+    """Gradients of sum(forward(x) * grad_out) with respect to A and B."""
+    A = t["A"].clone().requires_grad_(True)
+    B = t["B"].clone().requires_grad_(True)
+    out = F.linear(t["x"], t["weight"], t["bias"]) + (case.alpha / case.r) * (t["x"] @ A.T @ B.T)
+    gA, gB = torch.autograd.grad((out * t["grad_out"]).sum(), [A, B])
+    return {"lora_A": gA, "lora_B": gB}
+
+
+def merged_weight(t: dict, case: Case) -> Tensor:
+    return t["weight"] + (case.alpha / case.r) * (t["B"] @ t["A"])
+
+
+# ------------------------------------------------------------------------- results
+
+
+def call(sandbox, probe: str, *args, **kwargs) -> dict:
+    """sandbox.call for the probes that set A and B; fails clearly when they could not be set."""
+    result = sandbox.call(probe, *args, **kwargs)
+    if not isinstance(result, dict):
+        raise AssertionError(f"probe {probe!r} returned {result!r}, expected a dict")
+    if "set_failed" in result:
+        raise AssertionError(f"could not copy the chosen values into lora_A and lora_B: {result['set_failed']} "
+                             "(lora_A is (r, in_features), lora_B is (out_features, r))")
+    return result
+
+
+def output(value, case: Case, what: str, dtype=torch.float32) -> Tensor:
+    return expect_tensor(value, shape=(*case.lead, case.out_features), dtype=dtype, name=what)
+
+
+def close(actual: Tensor, expected: Tensor, what: str, case: Case) -> None:
+    tol = F64 if expected.dtype == torch.float64 else F32
+    expect_close(actual, expected, f"{what}, {case.describe()}", **tol)

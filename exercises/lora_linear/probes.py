@@ -1,0 +1,156 @@
+"""Probes for the lora_linear exercise. They run INSIDE the sandbox.
+
+Each probe takes plain data (sizes, numbers, CPU tensors), builds an nn.Linear
+holding the weight and bias it is given, wraps it in the candidate's LoRALinear
+and returns plain data: dicts of tensors, numbers, strings and booleans. Probes
+never judge anything; the hidden checks (judge side) compute the expected values
+themselves.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import lora
+
+
+def _plain(value):
+    """A tensor detached and cloned; anything else described by its type name."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return None if value is None else f"a {type(value).__name__}"
+
+
+def _base(weight, bias) -> nn.Linear:
+    out_features, in_features = weight.shape
+    base = nn.Linear(in_features, out_features, bias=bias is not None, dtype=weight.dtype)
+    with torch.no_grad():
+        base.weight.copy_(weight)
+        if bias is not None:
+            base.bias.copy_(bias)
+    return base
+
+
+def _set(layer, A, B) -> str | None:
+    """Copy A and B into layer.lora_A / layer.lora_B in place; a description of what stopped it, or None."""
+    for name, value in (("lora_A", A), ("lora_B", B)):
+        target = getattr(layer, name, None)
+        if not isinstance(target, torch.Tensor):
+            return f"layer.{name} is {_plain(target)}, not a tensor"
+        if tuple(target.shape) != tuple(value.shape):
+            return f"layer.{name} has shape {tuple(target.shape)}, expected {tuple(value.shape)}"
+    with torch.no_grad():
+        layer.lora_A.copy_(A)
+        layer.lora_B.copy_(B)
+    return None
+
+
+def lora_init(weight, bias, r, alpha):
+    """LoRALinear(base, r, alpha): nothing returned but True (for the error checks)."""
+    lora.LoRALinear(_base(weight, bias), r, alpha)
+    return True
+
+
+def lora_build(weight, bias, r, alpha, x):
+    """Construct the layer and describe it, before any change.
+
+    Returns: same_base (layer.base is base), frozen (requires_grad of the given
+    base's weight and bias), same_tensors (layer.base.weight/bias are the base's own
+    tensors), trainable ([name, numel] with requires_grad), state_keys, A, B (initial
+    values), out (layer(x)) and base_out (base(x)), both under no_grad.
+    """
+    torch.manual_seed(0)
+    base = _base(weight, bias)
+    weight_param, bias_param = base.weight, base.bias
+    layer = lora.LoRALinear(base, r, alpha)
+    inner = getattr(layer, "base", None)
+    with torch.no_grad():
+        out, base_out = layer(x), base(x)
+    return {
+        "same_base": inner is base,
+        "same_tensors": inner is base and base.weight is weight_param and base.bias is bias_param,
+        "frozen": [bool(p.requires_grad) for p in (weight_param, bias_param) if p is not None],
+        "trainable": [[n, p.numel()] for n, p in layer.named_parameters() if p.requires_grad],
+        "state_keys": [str(k) for k in layer.state_dict()],
+        "A": _plain(getattr(layer, "lora_A", None)),
+        "B": _plain(getattr(layer, "lora_B", None)),
+        "out": _plain(out),
+        "base_out": _plain(base_out),
+    }
+
+
+def lora_forward(weight, bias, r, alpha, A, B, x, *, grad_out=None, new_weight=None, new_bias=None):
+    """Set A and B, then out = layer(x).
+
+    With grad_out: sum(out * grad_out).backward(), and the .grad of lora_A, lora_B
+    and the base's weight and bias come back. With new_weight (and new_bias): these
+    are copied into the base's own weight and bias in place afterwards, and
+    "out_after" = layer(x) again.
+    """
+    torch.manual_seed(0)
+    base = _base(weight, bias)
+    layer = lora.LoRALinear(base, r, alpha)
+    problem = _set(layer, A, B)
+    if problem is not None:
+        return {"set_failed": problem}
+    report = {}
+    if grad_out is None:
+        with torch.no_grad():
+            report["out"] = _plain(layer(x))
+    else:
+        out = layer(x)
+        report["out"] = _plain(out)
+        (out * grad_out).sum().backward()
+        report["grads"] = {
+            "lora_A": _plain(layer.lora_A.grad),
+            "lora_B": _plain(layer.lora_B.grad),
+            "base.weight": _plain(base.weight.grad),
+            "base.bias": _plain(base.bias.grad) if base.bias is not None else None,
+        }
+    if new_weight is not None:
+        with torch.no_grad():
+            base.weight.copy_(new_weight)
+            if new_bias is not None:
+                base.bias.copy_(new_bias)
+            report["out_after"] = _plain(layer(x))
+    return report
+
+
+def lora_merge(weight, bias, r, alpha, A, B, x):
+    """Set A and B, then merged = layer.merge(), and describe both before and after.
+
+    Returns: cls (the merged object's class, "module.qualname"), in/out_features,
+    weight, bias (None when it has none), merged_out = merged(x), out_before and
+    out_after = layer(x) before and after merge(), base_weight/base_bias after
+    merge(), and out_after_edit = layer(x) after merged's weight and bias were
+    changed in place (+1).
+    """
+    torch.manual_seed(0)
+    base = _base(weight, bias)
+    layer = lora.LoRALinear(base, r, alpha)
+    problem = _set(layer, A, B)
+    if problem is not None:
+        return {"set_failed": problem}
+    with torch.no_grad():
+        out_before = _plain(layer(x))
+        merged = layer.merge()
+        out_after = _plain(layer(x))
+        kind = type(merged)
+        report = {
+            "cls": f"{kind.__module__}.{kind.__qualname__}",
+            "in_features": getattr(merged, "in_features", None),
+            "out_features": getattr(merged, "out_features", None),
+            "weight": _plain(getattr(merged, "weight", None)),
+            "bias": _plain(getattr(merged, "bias", None)),
+            "merged_out": _plain(merged(x)) if isinstance(merged, nn.Module) else None,
+            "out_before": out_before,
+            "out_after": out_after,
+            "base_weight": _plain(base.weight),
+            "base_bias": _plain(base.bias),
+        }
+        for p in (getattr(merged, "weight", None), getattr(merged, "bias", None)):
+            if isinstance(p, torch.Tensor):
+                p.add_(1.0)
+        report["out_after_edit"] = _plain(layer(x))
+    return report

@@ -1,0 +1,188 @@
+"""Judge-side helpers for the mixed_precision_step checks: inputs built from seeds, a float32
+reference of the contract (no autocast, no scaler: what the mixed-precision step must
+approximate) and comparisons with what the sandbox reports.
+
+The reference's GradScaler is a model of its documented rule: a step with an inf or NaN
+gradient is skipped and multiplies the scale by 0.5; otherwise, after growth_interval
+finite steps in a row, the scale doubles.
+
+The file name is exercise-specific so that it never clashes with another
+exercise's helpers in one judge process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from hypothesis import strategies as st
+from torch import nn
+
+from grader.judge import expect_tensor
+
+#: The probes' model: Sequential(Linear(4, 8), Tanh, Linear(8, 3)).
+PARAMS = {"0.weight": (8, 4), "0.bias": (8,), "2.weight": (3, 8), "2.bias": (3,)}
+#: bfloat16 keeps 8 significant bits (~0.4 %); gradients and updates computed under autocast
+#: are compared with float32 ones to 8 % of their norm (plus a small absolute slack).
+REL, ABS = 0.08, 1e-4
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+def make_params(seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    return {n: torch.randn(shape, generator=g) * (0.5 if n.endswith("weight") else 0.1) for n, shape in PARAMS.items()}
+
+
+def make_batches(n: int, seed: int, size: int = 6) -> list:
+    g = torch.Generator().manual_seed(seed + 1)
+    return [[torch.randn(size, 4, generator=g), torch.randn(size, 3, generator=g)] for _ in range(n)]
+
+
+@dataclass
+class Case:
+    steps: int = 1
+    seed: int = 0
+    lr: float = 0.1
+    momentum: float = 0.0
+    init_scale: float = 1024.0
+    growth_interval: int = 2000
+    max_grad_norm: float | None = None
+    poison: dict = field(default_factory=dict)  # {step index: "loss" | "grad"}
+
+    def call(self, sandbox, **extra) -> list:
+        result = sandbox.call("amp_run", make_params(self.seed), make_batches(self.steps, self.seed),
+                              lr=self.lr, momentum=self.momentum, init_scale=self.init_scale,
+                              growth_interval=self.growth_interval, max_grad_norm=self.max_grad_norm,
+                              poison={str(k): v for k, v in self.poison.items()}, **extra)
+        return result["calls"]
+
+    def describe(self) -> str:
+        parts = [f"{self.steps} step(s)", f"SGD lr={self.lr}"]
+        if self.momentum:
+            parts.append(f"momentum={self.momentum}")
+        parts.append(f"GradScaler(init_scale={self.init_scale:g}, growth_interval={self.growth_interval})")
+        if self.max_grad_norm is not None:
+            parts.append(f"max_grad_norm={self.max_grad_norm}")
+        for k, v in sorted(self.poison.items()):
+            parts.append(f"an inf {'loss' if v == 'loss' else 'gradient'} at step {k}")
+        return ", ".join(parts)
+
+
+@dataclass
+class RefStep:
+    loss: float
+    skipped: bool
+    scale: float
+    grads: dict | None  # what optimizer.step sees (None when skipped)
+    params: dict
+
+
+def reference(case: Case) -> list[RefStep]:
+    """float32, no autocast: zero_grad, loss, backward, clip, SGD step; a scale model alongside."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(make_params(case.seed)[name])
+    named = list(model.named_parameters())
+    buffers: dict = {}
+    scale, tracker = case.init_scale, 0
+    out = []
+    for i, (x, y) in enumerate(make_batches(case.steps, case.seed)):
+        for _, p in named:
+            p.grad = None
+        loss = nn.functional.mse_loss(model(x), y)
+        if case.poison.get(i):
+            loss_value = float("inf") if case.poison[i] == "loss" else loss.item()
+            scale, tracker = scale * 0.5, 0
+            out.append(RefStep(loss_value, True, scale, None, _params(named)))
+            continue
+        loss.backward()
+        grads = {n: p.grad.detach().clone() for n, p in named}
+        if case.max_grad_norm is not None:
+            total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads.values()]))
+            coef = torch.clamp(case.max_grad_norm / (total + 1e-6), max=1.0)
+            grads = {n: g * coef for n, g in grads.items()}
+        with torch.no_grad():
+            for n, p in named:
+                d_p = grads[n]
+                if case.momentum:
+                    buffers[n] = d_p.clone() if n not in buffers else buffers[n] * case.momentum + d_p
+                    d_p = buffers[n]
+                p.add_(d_p, alpha=-case.lr)
+        tracker += 1
+        if tracker == case.growth_interval:
+            scale, tracker = scale * 2.0, 0
+        out.append(RefStep(loss.item(), False, scale, grads, _params(named)))
+    return out
+
+
+def _params(named) -> dict:
+    return {n: p.detach().clone() for n, p in named}
+
+
+# -------------------------------------------------------------------------- comparisons
+
+
+def close_enough(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor) -> bool:
+    return bool((got - want).norm() <= REL * scale_of.norm() + ABS)
+
+
+def check_params(calls: list, case: Case, ref: list[RefStep]) -> None:
+    """Parameters after each call: float32, and within bf16 tolerance of the float32 reference
+    (measured against how far the reference moved from the start)."""
+    start = make_params(case.seed)
+    for i, (call, want) in enumerate(zip(calls, ref)):
+        for name, w in want.params.items():
+            got = expect_tensor(call["params"][name], shape=tuple(w.shape), dtype=torch.float32,
+                                name=f"{name} after step {i} (master weights stay float32)")
+            if not close_enough(got, w, w - start[name]):
+                raise AssertionError(
+                    f"{case.describe()}: after step {i}, {name} moved by {(got - start[name]).norm().item():.4g} "
+                    f"from the start; the float32 reference moved by {(w - start[name]).norm().item():.4g} "
+                    f"(difference {(got - w).norm().item():.3g}, more than bfloat16 rounding explains)"
+                )
+
+
+def check_step_grads(calls: list, case: Case, ref: list[RefStep]) -> None:
+    """The gradients optimizer.step saw: unscaled (and clipped), float32, close to the reference."""
+    for i, (call, want) in enumerate(zip(calls, ref)):
+        if want.skipped:
+            continue
+        if len(call["step_grads"]) != 1:
+            raise AssertionError(f"{case.describe()}: at step {i}, optimizer.step() ran "
+                                 f"{len(call['step_grads'])} times, expected once")
+        for name, w in want.grads.items():
+            g = call["step_grads"][0][name]
+            if g is None:
+                raise AssertionError(f"{case.describe()}: at step {i}, {name}.grad is None at optimizer.step()")
+            g = expect_tensor(g, shape=tuple(w.shape), dtype=torch.float32, name=f"{name}.grad at optimizer.step()")
+            if not close_enough(g, w, w):
+                raise AssertionError(
+                    f"{case.describe()}: at step {i}, optimizer.step() saw {name}.grad with norm "
+                    f"{g.norm().item():.4g}; the float32 reference gradient"
+                    f"{' (clipped)' if case.max_grad_norm is not None else ''} has norm {w.norm().item():.4g}"
+                )
+
+
+def check_returned(calls: list, case: Case, ref: list[RefStep]) -> None:
+    for i, (call, want) in enumerate(zip(calls, ref)):
+        r = call["returned"]
+        where = f"{case.describe()}: step {i} returned"
+        if "unsupported" in r:
+            raise AssertionError(f"{where} {r['unsupported']}, expected a dict with loss, skipped and scale")
+        for key, kinds in (("loss", (float,)), ("skipped", (bool,)), ("scale", (float, int))):
+            if isinstance(r[key], dict) or type(r[key]) not in kinds:
+                got = r[key]["unsupported"] if isinstance(r[key], dict) else type(r[key]).__name__
+                raise AssertionError(f"{where} {key} as {got}, expected a Python {kinds[0].__name__}")
+        if r["skipped"] is not want.skipped:
+            raise AssertionError(f"{where} skipped={r['skipped']}, expected {want.skipped}")
+        if r["scale"] != want.scale or call["scale"] != want.scale:
+            raise AssertionError(f"{where} scale={r['scale']} (the scaler holds {call['scale']}), expected "
+                                 f"{want.scale:g} after scaler.update()")
+        if want.loss == float("inf"):
+            ok = r["loss"] == float("inf")
+        else:
+            ok = abs(r["loss"] - want.loss) <= REL * abs(want.loss) + ABS
+        if not ok:
+            raise AssertionError(f"{where} loss={r['loss']:.6g}, expected about {want.loss:.6g} (the float32 loss)")

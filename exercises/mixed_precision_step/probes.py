@@ -1,0 +1,177 @@
+"""Probes for the mixed_precision_step exercise. They run INSIDE the sandbox.
+
+The judge sends starting parameters (float32), batches and settings; the probe
+builds the model (``_model``), an SGD optimizer (``RecordingSGD``) and a GradScaler
+(``RecordingScaler``) that log what happens, in order, into one list of events,
+and calls the candidate's amp_train_step once per batch. It can poison a step:
+make the loss inf, or put an inf into one gradient during backward. It returns
+plain data only; it never judges.
+
+Events: "zero_grad"; "forward:<autocast dtype or off>"; "loss:<autocast dtype or
+off>"; "scaler.scale", "scaler.unscale_", "scaler.step", "scaler.update";
+"step:<autocast dtype or off>" (the optimizer's step, called by scaler.step when
+the gradients are finite).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import amp_step
+
+
+def _autocast_state() -> str:
+    if torch.is_autocast_enabled("cpu"):
+        return str(torch.get_autocast_dtype("cpu")).replace("torch.", "")
+    return "off"
+
+
+def _model(params: dict) -> nn.Module:
+    """nn.Sequential(Linear(4, 8), Tanh, Linear(8, 3)), float32, holding ``params``."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(params[name])
+    return model
+
+
+class RecordingSGD:
+    """SGD with momentum, updating like torch.optim.SGD; logs its calls and the gradients
+    its step sees. Written out (a ``param_groups`` list, ``zero_grad``, ``step``, which is
+    all GradScaler needs) because constructing a torch optimizer loads torch's compiler
+    machinery, which costs seconds in every grading."""
+
+    def __init__(self, model: nn.Module, events: list, lr: float, momentum: float):
+        self._named = list(model.named_parameters())
+        self.param_groups = [{"params": [p for _, p in self._named], "lr": lr, "momentum": momentum}]
+        self.state: dict = {}
+        self.events = events
+        self.step_grads: list[dict] = []
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.events.append("zero_grad")
+        for _, p in self._named:
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.detach_()
+                p.grad.zero_()
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        self.events.append(f"step:{_autocast_state()}")
+        self.step_grads.append({n: None if p.grad is None else p.grad.detach().clone() for n, p in self._named})
+        group = self.param_groups[0]
+        for _, p in self._named:
+            if p.grad is None:
+                continue
+            d_p = p.grad
+            if group["momentum"]:
+                buf = self.state.get(p)
+                buf = d_p.clone() if buf is None else buf.mul_(group["momentum"]).add_(d_p)
+                self.state[p] = buf
+                d_p = buf
+            p.add_(d_p, alpha=-group["lr"])
+
+
+class RecordingScaler(torch.amp.GradScaler):
+    """torch.amp.GradScaler("cpu") that logs scale/unscale_/step/update calls."""
+
+    def __init__(self, events: list, **kwargs):
+        super().__init__("cpu", **kwargs)
+        self.events = events
+
+    def scale(self, outputs):
+        self.events.append("scaler.scale")
+        return super().scale(outputs)
+
+    def unscale_(self, optimizer):
+        self.events.append("scaler.unscale_")
+        return super().unscale_(optimizer)
+
+    def step(self, optimizer, *args, **kwargs):
+        self.events.append("scaler.step")
+        return super().step(optimizer, *args, **kwargs)
+
+    def update(self, new_scale=None):
+        self.events.append("scaler.update")
+        return super().update(new_scale)
+
+
+def _plain(value):
+    """The returned dict as plain data; anything else described."""
+    if type(value) is not dict:
+        return {"unsupported": f"a {type(value).__name__}"}
+    out = {}
+    for key in ("loss", "skipped", "scale"):
+        v = value.get(key)
+        out[key] = v if type(v) in (float, bool, int) else {"unsupported": f"a {type(v).__name__} ({repr(v)[:60]})"}
+    return out
+
+
+def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_interval=2000,
+            max_grad_norm=None, poison=None, stale=None):
+    """amp_train_step once per batch on one model, optimizer and scaler.
+
+    poison: {step index (as str): "loss" or "grad"}. stale: gradients put in .grad first.
+    Returns {"calls": [{"returned", "events", "step_grads", "params", "scale"}, ...]}
+    with the parameters and the scaler's scale after each call.
+    """
+    model = _model(params)
+    if stale is not None:
+        for name, p in model.named_parameters():
+            p.grad = stale[name].clone()
+    events: list[str] = []
+    optimizer = RecordingSGD(model, events, lr, momentum)
+    scaler = RecordingScaler(events, init_scale=init_scale, growth_interval=growth_interval)
+    poison = poison or {}
+    current = {"poison": None}
+
+    def forward_hook(module, args):
+        events.append(f"forward:{_autocast_state()}")
+
+    def grad_hook(grad):
+        if current["poison"] == "grad":
+            grad = grad.clone()
+            grad[0, 0] = float("inf")
+        return grad
+
+    model.register_forward_pre_hook(forward_hook)
+    model[0].weight.register_hook(grad_hook)
+    mse = nn.MSELoss()
+
+    def loss_fn(output, target):
+        events.append(f"loss:{_autocast_state()}")
+        loss = mse(output, target)
+        return loss * float("inf") if current["poison"] == "loss" else loss
+
+    calls = []
+    for i, (x, y) in enumerate(batches):
+        current["poison"] = poison.get(str(i))
+        events.clear()
+        optimizer.step_grads = []
+        returned = amp_step.amp_train_step(model, optimizer, scaler, (x, y), loss_fn,
+                                           max_grad_norm=max_grad_norm, device_type="cpu")
+        calls.append({
+            "returned": _plain(returned),
+            "events": list(events),
+            "step_grads": optimizer.step_grads,
+            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+            "scale": float(scaler.get_scale()),
+        })
+    return {"calls": calls}
+
+
+def amp_error(max_grad_norm, device_type):
+    """One call with these arguments on a fresh model, for the checks of the errors."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    events: list[str] = []
+    optimizer = RecordingSGD(model, events, 0.1, 0.0)
+    scaler = RecordingScaler(events, init_scale=1024.0)
+    batch = (torch.randn(2, 4), torch.randn(2, 3))
+    amp_step.amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(),
+                            max_grad_norm=max_grad_norm, device_type=device_type)

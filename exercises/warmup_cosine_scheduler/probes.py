@@ -1,0 +1,76 @@
+"""Probes for the warmup_cosine_scheduler exercise. They run INSIDE the sandbox.
+
+Each probe builds a tiny SGD optimizer with one param group per base lr, drives the
+candidate's WarmupCosine and returns the lrs it saw as plain data. Probes never
+judge: the hidden checks compute the expected schedule judge-side.
+"""
+
+from __future__ import annotations
+
+import io
+
+import torch
+
+import scheduler
+
+
+def _optimizer(base_lrs) -> torch.optim.Optimizer:
+    groups = [{"params": [torch.nn.Parameter(torch.zeros(1))], "lr": lr} for lr in base_lrs]
+    return torch.optim.SGD(groups)
+
+
+def _num(value):
+    if type(value) in (int, float):
+        return float(value)
+    return {"unsupported": f"a {type(value).__name__} ({repr(value)[:60]})"}
+
+
+def _lrs(opt) -> list:
+    return [_num(group["lr"]) for group in opt.param_groups]
+
+
+def _last(sched):
+    last = sched.get_last_lr()
+    return [_num(v) for v in last] if isinstance(last, (list, tuple)) else _num(last)
+
+
+def _steps(opt, sched, n: int, lrs: list, last: list) -> None:
+    for _ in range(n):
+        opt.step()
+        sched.step()
+        lrs.append(_lrs(opt))
+        last.append(_last(sched))
+
+
+def sched_run(base_lrs, steps, **kwargs):
+    """WarmupCosine(SGD(groups with base_lrs), **kwargs), then `steps` step() calls.
+
+    Returns {"lrs": group lrs for t = 0..steps, "last": get_last_lr() for t = 1..steps}.
+    """
+    opt = _optimizer(base_lrs)
+    sched = scheduler.WarmupCosine(opt, **kwargs)
+    lrs, last = [_lrs(opt)], []
+    _steps(opt, sched, steps, lrs, last)
+    return {"lrs": lrs, "last": last}
+
+
+def sched_resume(base_lrs, before, after, **kwargs):
+    """`before` steps, a checkpoint through torch.save / torch.load(weights_only=True), a
+    fresh optimizer and scheduler that load it (optimizer first), then `after` steps.
+
+    Returns {"lrs": group lrs right after loading and after each later step, "last": ...}.
+    """
+    opt = _optimizer(base_lrs)
+    sched = scheduler.WarmupCosine(opt, **kwargs)
+    _steps(opt, sched, before, [], [])
+    buffer = io.BytesIO()
+    torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, buffer)
+    buffer.seek(0)
+    checkpoint = torch.load(buffer, weights_only=True)
+    opt = _optimizer(base_lrs)
+    sched = scheduler.WarmupCosine(opt, **kwargs)
+    opt.load_state_dict(checkpoint["optimizer"])
+    sched.load_state_dict(checkpoint["scheduler"])
+    lrs, last = [_lrs(opt)], []
+    _steps(opt, sched, after, lrs, last)
+    return {"lrs": lrs, "last": last}

@@ -1,0 +1,41 @@
+"""Mutant: backward returns grad_out unchanged: clamped elements get a gradient too."""
+
+from __future__ import annotations
+
+import torch
+
+
+def _inside(x: torch.Tensor, lower: float | None, upper: float | None) -> torch.Tensor:
+    """True where x is within the bounds, the bounds themselves included."""
+    keep = torch.ones_like(x, dtype=torch.bool)
+    if lower is not None:
+        keep &= x >= lower
+    if upper is not None:
+        keep &= x <= upper
+    return keep
+
+
+class Clamp(torch.autograd.Function):
+    """y = x limited to [min, max]; dy/dx = 1 where min <= x <= max, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, min, max):
+        ctx.save_for_backward(x)
+        ctx.lower, ctx.upper = min, max
+        out = x
+        if min is not None:
+            out = torch.where(out < min, min, out)
+        if max is not None:
+            out = torch.where(out > max, max, out)
+        return out.clone() if out is x else out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out, None, None
+
+
+def clamp(x: torch.Tensor, min: float | None = None, max: float | None = None) -> torch.Tensor:
+    """Clamp x to [min, max] (None: unbounded on that side) through Clamp."""
+    if min is not None and max is not None and min > max:
+        raise ValueError(f"min ({min}) must not be greater than max ({max})")
+    return Clamp.apply(x, min, max)

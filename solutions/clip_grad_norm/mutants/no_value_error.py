@@ -1,0 +1,25 @@
+"""Mutant: no ValueError for a negative max_norm or an unsupported norm_type."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+
+
+def clip_grad_norm(parameters: torch.Tensor | Iterable[torch.Tensor], max_norm: float,
+                   norm_type: float = 2.0, eps: float = 1e-6) -> torch.Tensor:
+    """Scale every .grad by max_norm / (total + eps) when that is < 1; return the pre-clip total."""
+    norm_type = float(norm_type)
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    grads = [p.grad for p in parameters if p.grad is not None]  # consumes a generator once
+    if not grads:
+        return torch.tensor(0.0)
+    norms = torch.stack([torch.linalg.vector_norm(g, norm_type) for g in grads])
+    total = torch.linalg.vector_norm(norms, norm_type)
+    coef = max_norm / (total + eps)
+    if coef < 1:
+        for g in grads:
+            g.mul_(coef)
+    return total

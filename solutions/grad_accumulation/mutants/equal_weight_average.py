@@ -1,0 +1,32 @@
+"""Mutant: weights every micro loss 1/m in a group of m, ignoring unequal micro-batch sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+
+def _groups(batches: Iterable, size: int) -> Iterator[list]:
+    group = []
+    for item in batches:
+        group.append(item)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def train_with_accumulation(model, optimizer, loss_fn, batches, accumulation_steps):
+    if accumulation_steps < 1:
+        raise ValueError(f"accumulation_steps must be at least 1, got {accumulation_steps}")
+    losses = []
+    for group in _groups(batches, accumulation_steps):
+        optimizer.zero_grad()
+        group_loss = 0.0
+        for inputs, targets in group:
+            loss = loss_fn(model(inputs), targets) / len(group)
+            loss.backward()
+            group_loss += loss.item()
+        optimizer.step()
+        losses.append(group_loss)
+    return losses

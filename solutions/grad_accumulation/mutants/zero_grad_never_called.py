@@ -1,0 +1,32 @@
+"""Mutant: never calls optimizer.zero_grad(): gradients (stale ones included) pile up across groups."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+
+def _groups(batches: Iterable, size: int) -> Iterator[list]:
+    group = []
+    for item in batches:
+        group.append(item)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def train_with_accumulation(model, optimizer, loss_fn, batches, accumulation_steps):
+    if accumulation_steps < 1:
+        raise ValueError(f"accumulation_steps must be at least 1, got {accumulation_steps}")
+    losses = []
+    for group in _groups(batches, accumulation_steps):
+        total = sum(x.shape[0] for x, _ in group)
+        group_loss = 0.0
+        for inputs, targets in group:
+            loss = loss_fn(model(inputs), targets) * (inputs.shape[0] / total)
+            loss.backward()
+            group_loss += loss.item()
+        optimizer.step()
+        losses.append(group_loss)
+    return losses

@@ -11,6 +11,10 @@ Events: "zero_grad"; "forward:<autocast dtype or off>"; "loss:<autocast dtype or
 off>"; "scaler.scale", "scaler.unscale_", "scaler.step", "scaler.update";
 "step:<autocast dtype or off>" (the optimizer's step, called by scaler.step when
 the gradients are finite).
+
+``device_type="cuda"`` runs the same step on CUDA (model, batches and scaler there;
+autocast recorded for "cuda"); tensors come back as CPU copies, with each
+parameter's device type reported beside them.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from torch import nn
 import amp_step
 
 
-def _autocast_state() -> str:
-    if torch.is_autocast_enabled("cpu"):
-        return str(torch.get_autocast_dtype("cpu")).replace("torch.", "")
+def _autocast_state(device_type: str) -> str:
+    if torch.is_autocast_enabled(device_type):
+        return str(torch.get_autocast_dtype(device_type)).replace("torch.", "")
     return "off"
 
 
@@ -42,7 +46,8 @@ class RecordingSGD:
     all GradScaler needs) because constructing a torch optimizer loads torch's compiler
     machinery, which costs seconds in every grading."""
 
-    def __init__(self, model: nn.Module, events: list, lr: float, momentum: float):
+    def __init__(self, model: nn.Module, events: list, lr: float, momentum: float, device_type: str = "cpu"):
+        self.device_type = device_type
         self._named = list(model.named_parameters())
         self.param_groups = [{"params": [p for _, p in self._named], "lr": lr, "momentum": momentum}]
         self.state: dict = {}
@@ -62,8 +67,9 @@ class RecordingSGD:
 
     @torch.no_grad()
     def step(self, closure=None):
-        self.events.append(f"step:{_autocast_state()}")
-        self.step_grads.append({n: None if p.grad is None else p.grad.detach().clone() for n, p in self._named})
+        self.events.append(f"step:{_autocast_state(self.device_type)}")
+        self.step_grads.append({n: None if p.grad is None else p.grad.detach().to("cpu", copy=True)
+                                for n, p in self._named})
         group = self.param_groups[0]
         for _, p in self._named:
             if p.grad is None:
@@ -78,10 +84,10 @@ class RecordingSGD:
 
 
 class RecordingScaler(torch.amp.GradScaler):
-    """torch.amp.GradScaler("cpu") that logs scale/unscale_/step/update calls."""
+    """torch.amp.GradScaler(device_type) that logs scale/unscale_/step/update calls."""
 
-    def __init__(self, events: list, **kwargs):
-        super().__init__("cpu", **kwargs)
+    def __init__(self, events: list, device_type: str = "cpu", **kwargs):
+        super().__init__(device_type, **kwargs)
         self.events = events
 
     def scale(self, outputs):
@@ -113,25 +119,26 @@ def _plain(value):
 
 
 def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_interval=2000,
-            max_grad_norm=None, poison=None, stale=None):
-    """amp_train_step once per batch on one model, optimizer and scaler.
+            max_grad_norm=None, poison=None, stale=None, device_type="cpu"):
+    """amp_train_step once per batch on one model, optimizer and scaler, all on ``device_type``.
 
     poison: {step index (as str): "loss" or "grad"}. stale: gradients put in .grad first.
-    Returns {"calls": [{"returned", "events", "step_grads", "params", "scale"}, ...]}
-    with the parameters and the scaler's scale after each call.
+    Returns {"calls": [{"returned", "events", "step_grads", "params", "devices", "scale"}, ...]}
+    with the parameters (CPU copies), their device types and the scaler's scale after each call.
     """
-    model = _model(params)
+    device = torch.device(device_type)
+    model = _model(params).to(device)
     if stale is not None:
         for name, p in model.named_parameters():
-            p.grad = stale[name].clone()
+            p.grad = stale[name].to(device, copy=True)
     events: list[str] = []
-    optimizer = RecordingSGD(model, events, lr, momentum)
-    scaler = RecordingScaler(events, init_scale=init_scale, growth_interval=growth_interval)
+    optimizer = RecordingSGD(model, events, lr, momentum, device_type)
+    scaler = RecordingScaler(events, device_type, init_scale=init_scale, growth_interval=growth_interval)
     poison = poison or {}
     current = {"poison": None}
 
     def forward_hook(module, args):
-        events.append(f"forward:{_autocast_state()}")
+        events.append(f"forward:{_autocast_state(device_type)}")
 
     def grad_hook(grad):
         if current["poison"] == "grad":
@@ -144,7 +151,7 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
     mse = nn.MSELoss()
 
     def loss_fn(output, target):
-        events.append(f"loss:{_autocast_state()}")
+        events.append(f"loss:{_autocast_state(device_type)}")
         loss = mse(output, target)
         return loss * float("inf") if current["poison"] == "loss" else loss
 
@@ -153,13 +160,14 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
         current["poison"] = poison.get(str(i))
         events.clear()
         optimizer.step_grads = []
-        returned = amp_step.amp_train_step(model, optimizer, scaler, (x, y), loss_fn,
-                                           max_grad_norm=max_grad_norm, device_type="cpu")
+        returned = amp_step.amp_train_step(model, optimizer, scaler, (x.to(device), y.to(device)), loss_fn,
+                                           max_grad_norm=max_grad_norm, device_type=device_type)
         calls.append({
             "returned": _plain(returned),
             "events": list(events),
             "step_grads": optimizer.step_grads,
-            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+            "params": {n: p.detach().to("cpu", copy=True) for n, p in model.named_parameters()},
+            "devices": {n: p.device.type for n, p in model.named_parameters()},
             "scale": float(scaler.get_scale()),
         })
     return {"calls": calls}

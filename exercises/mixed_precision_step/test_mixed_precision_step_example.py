@@ -67,3 +67,19 @@ def test_errors():
         amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(), max_grad_norm=0.0)
     with pytest.raises(ValueError, match="device_type"):
         amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(), device_type="tpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_step_runs_in_float16_and_keeps_float32_weights():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda", init_scale=1024.0)
+    batch = (torch.randn(6, 4, device="cuda"), torch.randn(6, 3, device="cuda"))
+    seen = []
+    model.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+
+    out = amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(), device_type="cuda")
+    assert seen == [torch.float16]                            # autocast float16 on CUDA
+    assert out["skipped"] is False and out["scale"] == 1024.0
+    assert all(p.dtype == torch.float32 and p.is_cuda for p in model.parameters())

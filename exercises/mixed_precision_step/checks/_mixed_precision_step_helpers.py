@@ -25,6 +25,8 @@ PARAMS = {"0.weight": (8, 4), "0.bias": (8,), "2.weight": (3, 8), "2.bias": (3,)
 #: bfloat16 keeps 8 significant bits (~0.4 %); gradients and updates computed under autocast
 #: are compared with float32 ones to 8 % of their norm (plus a small absolute slack).
 REL, ABS = 0.08, 1e-4
+#: float16 (the CUDA path) keeps 11 bits: measured worst ~0.5 % on these runs, compared to 2 %.
+REL_FP16 = 0.02
 
 seeds = st.integers(0, 2**32 - 1)
 
@@ -124,27 +126,27 @@ def _params(named) -> dict:
 # -------------------------------------------------------------------------- comparisons
 
 
-def close_enough(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor) -> bool:
-    return bool((got - want).norm() <= REL * scale_of.norm() + ABS)
+def close_enough(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor, rel: float = REL) -> bool:
+    return bool((got - want).norm() <= rel * scale_of.norm() + ABS)
 
 
-def check_params(calls: list, case: Case, ref: list[RefStep]) -> None:
-    """Parameters after each call: float32, and within bf16 tolerance of the float32 reference
-    (measured against how far the reference moved from the start)."""
+def check_params(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
+    """Parameters after each call: float32, and within ``rel`` (bfloat16's REL, float16's REL_FP16) of
+    the float32 reference, measured against how far the reference moved from the start."""
     start = make_params(case.seed)
     for i, (call, want) in enumerate(zip(calls, ref)):
         for name, w in want.params.items():
             got = expect_tensor(call["params"][name], shape=tuple(w.shape), dtype=torch.float32,
                                 name=f"{name} after step {i} (master weights stay float32)")
-            if not close_enough(got, w, w - start[name]):
+            if not close_enough(got, w, w - start[name], rel):
                 raise AssertionError(
                     f"{case.describe()}: after step {i}, {name} moved by {(got - start[name]).norm().item():.4g} "
                     f"from the start; the float32 reference moved by {(w - start[name]).norm().item():.4g} "
-                    f"(difference {(got - w).norm().item():.3g}, more than bfloat16 rounding explains)"
+                    f"(difference {(got - w).norm().item():.3g}, more than 16-bit rounding explains)"
                 )
 
 
-def check_step_grads(calls: list, case: Case, ref: list[RefStep]) -> None:
+def check_step_grads(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
     """The gradients optimizer.step saw: unscaled (and clipped), float32, close to the reference."""
     for i, (call, want) in enumerate(zip(calls, ref)):
         if want.skipped:
@@ -157,7 +159,7 @@ def check_step_grads(calls: list, case: Case, ref: list[RefStep]) -> None:
             if g is None:
                 raise AssertionError(f"{case.describe()}: at step {i}, {name}.grad is None at optimizer.step()")
             g = expect_tensor(g, shape=tuple(w.shape), dtype=torch.float32, name=f"{name}.grad at optimizer.step()")
-            if not close_enough(g, w, w):
+            if not close_enough(g, w, w, rel):
                 raise AssertionError(
                     f"{case.describe()}: at step {i}, optimizer.step() saw {name}.grad with norm "
                     f"{g.norm().item():.4g}; the float32 reference gradient"
@@ -165,7 +167,7 @@ def check_step_grads(calls: list, case: Case, ref: list[RefStep]) -> None:
                 )
 
 
-def check_returned(calls: list, case: Case, ref: list[RefStep]) -> None:
+def check_returned(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
     for i, (call, want) in enumerate(zip(calls, ref)):
         r = call["returned"]
         where = f"{case.describe()}: step {i} returned"
@@ -183,6 +185,6 @@ def check_returned(calls: list, case: Case, ref: list[RefStep]) -> None:
         if want.loss == float("inf"):
             ok = r["loss"] == float("inf")
         else:
-            ok = abs(r["loss"] - want.loss) <= REL * abs(want.loss) + ABS
+            ok = abs(r["loss"] - want.loss) <= rel * abs(want.loss) + ABS
         if not ok:
             raise AssertionError(f"{where} loss={r['loss']:.6g}, expected about {want.loss:.6g} (the float32 loss)")

@@ -12,6 +12,7 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_INFRA = 3
 EXIT_INVALID = 4  # `grader validate`: an exercise's checks do not prove what they must
+EXIT_MISMATCH = 5  # `grader regrade` / `bundle verify`: the evidence does not match what was recorded
 
 
 class GraderError(Exception):

@@ -22,6 +22,7 @@ from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, ForbiddenHit, Report, Status, Visibility, total
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import plan_gpus
+from grader.sandbox.oci_runtime import resolve_runtime
 
 #: A candidate's file larger than this is refused with a message, not graded.
 MAX_SUBMISSION_BYTES = 1024 * 1024
@@ -29,9 +30,10 @@ MAX_SUBMISSION_BYTES = 1024 * 1024
 
 def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
           sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
-          image: str | None = None) -> Report:
+          image: str | None = None, runtime: str | None = None) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
-    already made (the CLI resolves once to print the note early)."""
+    already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
+    sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc)."""
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
@@ -41,12 +43,14 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     seed = ex.config.checks.seed if seed is None else seed
     choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image)
     sandbox = choice.kind
+    oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
 
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
     report.environment = Environment(
         submission_name=path.name, submission_sha256=hashlib.sha256(source).hexdigest(),
         exercise_version=ex.version, exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
         limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
+        oci_runtime=oci,
     )
     report.warnings += _source_warnings(source)
     if choice.note:
@@ -61,7 +65,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
                                            filename=ex.config.exercise.submission)
 
     run = run_checks(ex, path.resolve(), sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                     gpus=gpus if plan.request else None, image=image)
+                     gpus=gpus if plan.request else None, image=image, runtime=oci)
     _fill(report, ex, run)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report

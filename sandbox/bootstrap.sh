@@ -4,9 +4,11 @@
 #   sudo PYTHON=.venv/bin/python bash sandbox/bootstrap.sh [build options]
 #
 # Safe to run again: each step is skipped when already done.
-#   1. install docker.io and debootstrap (Debian) if missing      (needs root)
-#   2. start dockerd if `docker info` fails, log in $DOCKERD_LOG  (needs root)
-#   3. "$PYTHON" -m grader sandbox build [build options]          (e.g. --base registry)
+#   1. install docker.io, debootstrap and runsc (Debian) if missing   (needs root)
+#   2. register runsc (gVisor) in /etc/docker/daemon.json            (needs root)
+#   3. start dockerd if `docker info` fails, log in $DOCKERD_LOG      (needs root)
+#      (a running dockerd is sent SIGHUP, which reloads its runtimes)
+#   4. "$PYTHON" -m grader sandbox build [build options]              (e.g. --base registry)
 set -euo pipefail
 
 DOCKERD_LOG="${DOCKERD_LOG:-/var/log/grader-dockerd.log}"
@@ -25,6 +27,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 missing=()
 if ! have dockerd || ! have docker; then missing+=(docker.io); fi
 have debootstrap || missing+=(debootstrap)
+have runsc || missing+=(runsc)
 if [ "${#missing[@]}" -gt 0 ]; then
     if is_root; then
         have apt-get || die "missing ${missing[*]} and no apt-get here; install them with your package manager."
@@ -39,16 +42,45 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get update && apt-get install -y ${missing[*]}
 then run this script again (as root, so it can start dockerd)."
     else
-        say "note: debootstrap is missing; without it (and root) the image needs a registry base."
-        say "      to build offline, run as root: apt-get install -y debootstrap"
+        say "note: ${missing[*]} missing. Without debootstrap (and root) the image needs a registry base;"
+        say "      without runsc, --runtime runsc (gVisor) is unavailable. As root: apt-get install -y ${missing[*]}"
     fi
 else
-    say "docker.io and debootstrap are installed"
+    say "docker.io, debootstrap and runsc are installed"
 fi
 
-# 2. engine -------------------------------------------------------------------
+# 2. gVisor ---------------------------------------------------------------------
+# Docker learns extra OCI runtimes from daemon.json; merge ours in, keeping every other key.
+DAEMON_JSON="${DAEMON_JSON:-/etc/docker/daemon.json}"
+if have runsc && is_root; then
+    mkdir -p "$(dirname "$DAEMON_JSON")"
+    python3 - "$DAEMON_JSON" "$(command -v runsc)" <<'PYEOF' || die "could not update $DAEMON_JSON (see above)."
+import json, os, sys
+path, runsc = sys.argv[1], sys.argv[2]
+config = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
+wanted = {"path": runsc, "runtimeArgs": ["--network=none"]}
+if config.get("runtimes", {}).get("runsc") != wanted:
+    config.setdefault("runtimes", {})["runsc"] = wanted
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(config, f, indent=2)
+    os.replace(tmp, path)
+    print(f"bootstrap: registered runsc in {path}")
+PYEOF
+fi
+
+# 3. engine -------------------------------------------------------------------
+has_runsc() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
 if docker info >/dev/null 2>&1; then
     say "Docker engine is running"
+    if have runsc && is_root && ! has_runsc; then
+        pid="$(cat "$DOCKERD_PIDFILE" 2>/dev/null || pidof dockerd || true)"
+        if [ -n "$pid" ] && kill -HUP "$pid" 2>/dev/null; then
+            for _ in $(seq 10); do has_runsc && break; sleep 1; done
+        fi
+        has_runsc && say "dockerd reloaded: runtime runsc available" \
+            || say "note: dockerd did not pick up runsc; restart it to use --runtime runsc"
+    fi
 else
     if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST}" != "unix:///var/run/docker.sock" ]; then
         die "no Docker engine answers at DOCKER_HOST=${DOCKER_HOST}; start it there, or unset DOCKER_HOST."
@@ -80,7 +112,7 @@ or run this script as root."
     say "Docker engine is running"
 fi
 
-# 3. runtime image ------------------------------------------------------------
+# 4. runtime image ------------------------------------------------------------
 "$PY" -c "import grader" 2>/dev/null || die "'$PY' cannot import grader. Point PYTHON at the project's venv:
     PYTHON=.venv/bin/python bash sandbox/bootstrap.sh"
 exec "$PY" -m grader sandbox build "$@"

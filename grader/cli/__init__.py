@@ -2,7 +2,7 @@
 
 Exit status: 0 graded (whatever the score), 2 bad usage, 3 not graded because of
 infrastructure (rerun), 4 `validate` found an exercise that does not prove what it
-must, 1 a bug in the grader itself.
+must, 5 `regrade` or `bundle verify` found a difference, 1 a bug in the grader itself.
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ def main() -> None:
 
 
 from grader.cli.batch_cmd import batch  # noqa: E402
+from grader.cli.bundle_cmd import bundle  # noqa: E402
 from grader.cli.history_cmd import history_cmd  # noqa: E402
 from grader.cli.init_cmd import init  # noqa: E402
 from grader.cli.list_cmd import list_cmd  # noqa: E402
 from grader.cli.pack_cmd import pack  # noqa: E402
+from grader.cli.regrade_cmd import regrade_cmd  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
 from grader.cli.show_cmd import show  # noqa: E402
 from grader.cli.start_cmd import start  # noqa: E402
@@ -59,3 +61,5 @@ main.add_command(list_cmd)
 main.add_command(show)
 main.add_command(init)
 main.add_command(pack)
+main.add_command(regrade_cmd)
+main.add_command(bundle)

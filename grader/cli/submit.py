@@ -32,7 +32,13 @@ SANDBOXES = ("auto", "docker", "local")
 @click.option("--audience", type=click.Choice(["candidate", "panel"]), default="candidate", show_default=True,
               help="candidate: hidden checks show name, points and status only (the JSON too); panel: everything.")
 @click.option("--no-history", is_flag=True, help="Do not remember this attempt in `grader history`.")
-def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history):
+@click.option("--runtime", type=click.Choice(["runc", "runsc"]), default=None,
+              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
+                   "Default: $GRADER_RUNTIME, else runc. Recorded in the report.")
+@click.option("--bundle", "bundle_dir", type=click.Path(path_type=Path),
+              help="Also write a grading bundle (submission, full report, output, environment, SHA256SUMS) here.")
+def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history, runtime,
+           bundle_dir):
     """Grade SUBMISSION against EXERCISE and show the scorecard.
 
     \b
@@ -59,11 +65,16 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     choice = choose_sandbox(sandbox)
     if choice.note:
         err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
-    report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed)
+    report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime)
     report.timing = timing
     render_terminal(report, console, audience=audience)
     write_reports(for_audience(report, audience), json_path=json_path, html_path=html_path, md_path=md_path,
                   audience=audience)
+    if bundle_dir is not None:
+        from grader.evidence.bundle import write_bundle
+        from grader.exercise import resolve_submission
+
+        write_bundle(report, resolve_submission(target.exercise, target.submission), bundle_dir)
     if not no_history:
         _remember(report, console)
     if not report.graded:

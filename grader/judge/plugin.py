@@ -51,6 +51,7 @@ def pytest_addoption(parser):
     group.addoption("--grader-sandbox", default="inprocess", help="docker | local | inprocess (default)")
     group.addoption("--grader-events", help="write one JSON line per event here")
     group.addoption("--grader-image", help="runtime image (docker sandbox)")
+    group.addoption("--grader-runtime", help="OCI runtime for the docker sandbox: runc (default) or runsc")
     group.addoption("--grader-gpus", help="GPU request, as for `grader submit --gpus`")
     group.addoption("--grader-id", help="grading id used to label containers")
 
@@ -119,7 +120,8 @@ class GraderPlugin:
             self.box, self.sandbox_info = open_sandbox(
                 config.getoption("grader_sandbox"), exercise=self.exercise, submission=submission,
                 workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
-                gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"))
+                gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"),
+                runtime=config.getoption("grader_runtime"))
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))

@@ -34,7 +34,8 @@ class JudgeRun:
 
 
 def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
-                grading_id: str, gpus: str | None = None, image: str | None = None) -> list[str]:
+                grading_id: str, gpus: str | None = None, image: str | None = None,
+                runtime: str | None = None) -> list[str]:
     """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge."""
     args = [
         str(exercise.checks_dir),
@@ -50,6 +51,8 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
         args += ["--grader-gpus", gpus]
     if image:
         args += ["--grader-image", image]
+    if runtime:
+        args += ["--grader-runtime", runtime]
     return args
 
 
@@ -59,12 +62,12 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
-               gpus: str | None = None, image: str | None = None) -> JudgeRun:
+               gpus: str | None = None, image: str | None = None, runtime: str | None = None) -> JudgeRun:
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
         args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
-                           grading_id=grading_id, gpus=gpus, image=image)
+                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:

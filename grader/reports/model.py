@@ -84,6 +84,7 @@ class Environment(_Model):
     limits: dict = Field(default_factory=dict)
     hypothesis_seed: int = 0
     gpus: str | None = None
+    oci_runtime: str | None = Field(default=None, description="runc or runsc (gVisor); None outside Docker")
 
 
 class Timing(_Model):

@@ -172,6 +172,7 @@ def _environment_rows(report: Report) -> list[tuple[str, str]]:
         ("SHA-256", e.submission_sha256),
         ("Exercise version", e.exercise_version),
         ("Sandbox", e.sandbox),
+        ("OCI runtime", e.oci_runtime or ""),
         ("Image", image),
         ("torch (sandbox)", e.torch_version or ""),
         ("torch (judge)", e.judge_torch_version or ""),

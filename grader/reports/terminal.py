@@ -174,6 +174,7 @@ def _footer(report: Report, v: ScorecardView) -> Text:
     items = [
         ("sha256", short_hash(e.submission_sha256)),
         ("sandbox", e.sandbox),
+        ("runtime", e.oci_runtime or ""),
         ("image", short_hash(e.image_id)),
         ("torch", e.torch_version or ""),
         ("seed", str(e.hypothesis_seed)),

@@ -34,7 +34,7 @@ def labels_for(grading_id: str) -> dict[str, str]:
 
 
 def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,
-                     grading_id: str, gpu: GpuRequest | None = None) -> dict:
+                     grading_id: str, gpu: GpuRequest | None = None, runtime: str = "runc") -> dict:
     """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
     mb = 1024 * 1024
     from docker.types import Ulimit
@@ -65,6 +65,7 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
         working_dir="/tmp",
         labels=labels_for(grading_id),
         detach=True,
+        runtime=runtime,  # runc, or runsc (gVisor): see grader/sandbox/oci_runtime.py
     )
     if gpu is not None:
         kwargs["device_requests"] = [gpu.to_docker()]

@@ -18,7 +18,7 @@ KINDS = ("docker", "local", "inprocess")
 
 
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
-                 gpu: GpuRequest | None = None, image: str | None = None):
+                 gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None):
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report."""
     if kind == "inprocess":
         from grader.sandbox.inprocess_backend import InProcessSandbox
@@ -37,22 +37,25 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         start = local_starter(staged, forbidden, limits, plan)
         info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
     else:
-        from grader.sandbox import docker_backend, engine
+        from grader.sandbox import docker_backend, engine, oci_runtime
         from grader.sandbox import image as runtime_image
 
         from docker.errors import DockerException, ImageNotFound
 
         client = engine.connect()
         name = image or runtime_image.runtime_image_name()
+        oci = oci_runtime.resolve_runtime(runtime)
         try:
             docker_backend.reap(client)  # containers a dead grader left behind on this host
+            oci_runtime.require_runtime(client, oci)
             found = client.images.get(name)
         except ImageNotFound:
             raise InfraError(f"The sandbox image {name} is not built.",
                              hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.") from None
         except DockerException as e:
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
-        kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits, grading_id=grading_id, gpu=gpu)
+        kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
+                                                 grading_id=grading_id, gpu=gpu, runtime=oci)
         start = docker_backend.docker_starter(client, kwargs)
-        info = {"sandbox": "docker", "image": name, "image_id": found.id}
+        info = {"sandbox": "docker", "image": name, "image_id": found.id, "runtime": oci}
     return Sandbox(start, call_timeout_s=limits.call_timeout_s), info

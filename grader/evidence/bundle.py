@@ -1,0 +1,100 @@
+"""One folder per grading that a panel can archive and hand to a reviewer.
+
+It holds the submission's exact bytes, the full (panel) JSON report, every
+check's captured candidate output, and the environment record, plus a
+``SHA256SUMS`` in coreutils' format so a reviewer needs nothing from us to
+confirm it: ``sha256sum -c SHA256SUMS`` inside the folder. The folder is built
+beside ``dest`` and renamed into place, so a half-written bundle is never seen,
+and an existing one is never overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from grader.errors import UsageError
+from grader.reports.model import Report
+
+SUMS = "SHA256SUMS"
+
+
+def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
+    """Write the bundle for ``report`` (graded from ``submission``) at ``dest``; return ``dest``."""
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UsageError(f"Bundle folder {str(dest)!r} already exists and is not empty; a bundle is never "
+                         "overwritten.", hint="Choose a new folder.")
+    if report.audience != "panel":
+        raise UsageError("A bundle holds the full report; this one is a candidate's redacted copy.")
+    name = report.environment.submission_name or Path(submission).name
+    if Path(name).name != name or name in ("", ".", "..") or "\n" in name or "\\" in name:
+        raise UsageError(f"Cannot bundle a submission named {name!r}.")
+    data = Path(submission).read_bytes()
+    recorded = report.environment.submission_sha256
+    if recorded and hashlib.sha256(data).hexdigest() != recorded:
+        raise UsageError(f"Submission {str(submission)!r} changed since it was graded: its sha256 is "
+                         f"{hashlib.sha256(data).hexdigest()}, the report recorded {recorded}.")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        (work / "submission").mkdir()
+        (work / "submission" / name).write_bytes(data)
+        (work / "report.json").write_text(report.to_json() + "\n", encoding="utf-8")
+        (work / "output.txt").write_text(captured_output(report), encoding="utf-8")
+        (work / "environment.json").write_text(report.environment.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        (work / SUMS).write_text("".join(f"{digest}  {rel}\n" for rel, digest in _digests(work).items()),
+                                 encoding="utf-8")
+        os.rename(work, dest)  # replaces an empty folder; refuses a non-empty one made meanwhile
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return dest
+
+
+def captured_output(report: Report) -> str:
+    """Every check's captured candidate output, each under a header naming the check."""
+    parts = []
+    for c in report.checks:
+        body = c.output if c.output else "(no output)\n"
+        parts.append(f"===== {c.id} ({c.name}) [{c.status.value}] =====\n{body}"
+                     + ("" if body.endswith("\n") else "\n"))
+    return "\n".join(parts) if parts else "(no checks ran)\n"
+
+
+def verify_bundle(dest: Path) -> list[str]:
+    """Problems found in the bundle at ``dest``: files changed, missing, or not listed. Empty means intact."""
+    dest = Path(dest)
+    if not dest.is_dir():
+        raise UsageError(f"No bundle at {str(dest)!r}: not a folder.")
+    sums = dest / SUMS
+    if not sums.is_file():
+        return [f"{SUMS}: missing"]
+    listed, problems = {}, []
+    for n, line in enumerate(sums.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64 or not rel:
+            problems.append(f"{SUMS} line {n}: malformed")
+        else:
+            listed[rel] = digest
+    present = _digests(dest)
+    for rel, digest in listed.items():
+        if rel not in present:
+            problems.append(f"{rel}: missing")
+        elif present[rel] != digest:
+            problems.append(f"{rel}: changed (sha256 differs from {SUMS})")
+    problems += [f"{rel}: extra (not listed in {SUMS})" for rel in present if rel not in listed]
+    return problems
+
+
+def _digests(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` but the sums file, by relative path, sorted."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and rel != SUMS:
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return dict(sorted(out.items()))

@@ -1,0 +1,94 @@
+"""Grade a submission again under the conditions a report recorded, and say whether it agrees.
+
+Conditions are taken from ``report.environment`` rather than from the command
+line, so a reviewer cannot regrade under different settings by accident: the
+same exercise (by name, and its content fingerprint must still match), the same
+hypothesis seed, the same sandbox kind (unless overridden, which is noted), and
+the very same submission bytes (checked by sha256 before anything runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from grader.errors import UsageError
+from grader.exercise import EXERCISES_DIR, load_exercise
+from grader.grading import grade
+from grader.reports.compare import outcome_differences
+from grader.reports.model import Report
+
+
+@dataclass
+class RegradeResult:
+    """``matches`` is True only when the exercise is unchanged and every check's outcome agrees."""
+
+    matches: bool
+    differences: list[str]
+    new: Report
+    notes: list[str] = field(default_factory=list)
+
+
+def read_report(path: Path) -> Report:
+    """A stored report, or a ``UsageError`` naming the bad field (never a traceback)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"Cannot read report {str(path)!r}: {e.strerror}.") from None
+    try:
+        return Report.from_json(text)
+    except ValidationError as e:
+        lines = [f"{path} is not a grading report:"]
+        for err in e.errors()[:10]:
+            key = ".".join(str(p) for p in err["loc"]) or "(document)"
+            lines.append(f"  [{key}] {err['msg']}")
+        raise UsageError("\n".join(lines),
+                         hint="Pass the JSON a panel-audience `grader submit --json` wrote.") from None
+
+
+def regrade(report: Report, submission: Path, *, exercise_root: Path | None = None,
+            sandbox: str | None = None) -> RegradeResult:
+    """Grade ``submission`` again as ``report`` was graded; ``exercise_root`` holds exercise folders by name."""
+    env = report.environment
+    if report.audience == "candidate":
+        raise UsageError("This report is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
+                         "compared check by check.", hint="Regrade from the panel-audience report.")
+    actual = hashlib.sha256(_read(submission)).hexdigest()
+    if actual != env.submission_sha256:
+        raise UsageError(f"Submission {str(submission)!r} is not the file the report graded: its sha256 is "
+                         f"{actual}, the report recorded {env.submission_sha256 or '(none)'}.")
+    exercise = load_exercise(Path(exercise_root or EXERCISES_DIR) / report.exercise)
+    kind = sandbox or env.sandbox or "docker"
+    notes = []
+    if kind != env.sandbox:
+        notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}")
+    new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed, gpus=env.gpus,
+                image=env.image if kind == "docker" else None)
+    notes += _environment_notes(report, new)
+    differences = []
+    if exercise.fingerprint != env.exercise_fingerprint:
+        differences.append(f"the exercise changed since this report: its fingerprint was "
+                           f"{env.exercise_fingerprint[:12] or '(none)'}, now {exercise.fingerprint[:12]} "
+                           "(checks, probes or limits were edited); outcomes below are under the changed exercise")
+    differences += outcome_differences(report, new)
+    return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise UsageError(f"Cannot read submission {str(path)!r}: {e.strerror}.") from None
+
+
+def _environment_notes(old: Report, new: Report) -> list[str]:
+    """What differs in the machinery (not in outcomes): worth knowing if outcomes differ too."""
+    notes = []
+    for key in ("image_id", "torch_version", "python_version", "grader_version"):
+        a, b = getattr(old.environment, key), getattr(new.environment, key)
+        if a != b:
+            notes.append(f"{key}: recorded {a or '(none)'}, now {b or '(none)'}")
+    return notes

@@ -1,0 +1,114 @@
+"""Grading bundles: written by `grader submit --bundle`, checked by coreutils and by `grader bundle verify`."""
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.errors import UsageError
+from grader.evidence.bundle import verify_bundle, write_bundle
+from grader.reports.model import Report
+
+TOY = Path(__file__).parent / "fixtures" / "toy"
+PRINTS = Path(__file__).parent / "fixtures" / "toy_submissions" / "prints.py"
+FILES = {"SHA256SUMS", "report.json", "output.txt", "environment.json", "submission/prints.py"}
+
+
+def invoke(*args, **env):
+    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", "NO_COLOR": "1", **env})
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """One bundle of the printing toy submission, made through `grader submit --bundle`; tests copy it."""
+    dest = tmp_path_factory.mktemp("made") / "bundle"
+    data = tmp_path_factory.mktemp("data")  # module scope: the per-test private data folder is not set yet
+    r = invoke("submit", TOY, PRINTS, "--sandbox", "local", "--no-history", "--bundle", dest, GRADER_DATA_DIR=str(data))
+    assert r.exit_code == 0, r.output
+    return dest
+
+
+@pytest.fixture
+def bundle(made, tmp_path):
+    copy = tmp_path / "bundle"
+    shutil.copytree(made, copy)
+    return copy
+
+
+def test_the_bundle_holds_every_part(bundle):
+    assert {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()} == FILES
+    assert (bundle / "submission" / "prints.py").read_bytes() == PRINTS.read_bytes()
+    report = Report.from_json((bundle / "report.json").read_text())
+    assert report.audience == "panel" and report.graded
+    assert any(c.visibility.value == "hidden" and not c.id.startswith("hidden-") for c in report.checks)
+    assert json.loads((bundle / "environment.json").read_text()) == report.environment.model_dump(mode="json")
+    assert report.environment.submission_sha256 == hashlib.sha256(PRINTS.read_bytes()).hexdigest()
+
+
+def test_output_txt_holds_the_submissions_print_labelled_by_check(bundle):
+    text = (bundle / "output.txt").read_text()
+    assert "<script>alert('x')</script> scaling" in text
+    assert "===== test_toy.py::test_scale_small (Scales a small tensor)" in text
+
+
+def test_coreutils_sha256sum_accepts_the_sums_file(bundle):
+    done = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=bundle, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "report.json: OK" in done.stdout and "submission/prints.py: OK" in done.stdout
+
+
+def test_an_intact_bundle_verifies_exit_0(bundle):
+    assert verify_bundle(bundle) == []
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 0 and "bundle intact" in r.output
+
+
+@pytest.mark.parametrize("rel", ["report.json", "submission/prints.py"])
+def test_an_edited_file_is_listed_exit_5(bundle, rel):
+    with open(bundle / rel, "a") as f:
+        f.write("\n")
+    assert verify_bundle(bundle) == [f"{rel}: changed (sha256 differs from SHA256SUMS)"]
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5 and rel in r.output
+
+
+def test_missing_and_extra_files_are_listed(bundle):
+    (bundle / "output.txt").unlink()
+    (bundle / "notes.txt").write_text("added later\n")
+    assert sorted(verify_bundle(bundle)) == ["notes.txt: extra (not listed in SHA256SUMS)", "output.txt: missing"]
+
+
+def test_an_existing_non_empty_dest_is_refused_and_left_alone(made, tmp_path):
+    dest = tmp_path / "taken"
+    dest.mkdir()
+    (dest / "keep.txt").write_text("precious\n")
+    report = Report.from_json((made / "report.json").read_text())
+    with pytest.raises(UsageError, match="never overwritten"):
+        write_bundle(report, made / "submission" / "prints.py", dest)
+    assert [p.name for p in dest.iterdir()] == ["keep.txt"] and (dest / "keep.txt").read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]  # no half-written folder left beside it
+
+
+def test_an_empty_dest_folder_is_used(made, tmp_path):
+    dest = tmp_path / "empty"
+    dest.mkdir()
+    report = Report.from_json((made / "report.json").read_text())
+    write_bundle(report, made / "submission" / "prints.py", dest)
+    assert verify_bundle(dest) == []
+
+
+def test_a_submission_other_than_the_graded_one_is_refused(made, tmp_path):
+    report = Report.from_json((made / "report.json").read_text())
+    with pytest.raises(UsageError, match=report.environment.submission_sha256):
+        write_bundle(report, TOY / "solution.py", tmp_path / "b")
+    assert not (tmp_path / "b").exists()
+
+
+def test_regrade_finds_the_submission_inside_a_bundle(bundle):
+    r = invoke("regrade", bundle / "report.json", "--exercises", TOY.parent)
+    assert r.exit_code == 0 and "every check's outcome matches" in r.output, r.output

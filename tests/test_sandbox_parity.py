@@ -35,11 +35,10 @@ def test_local_sandbox_scores_honest_files_as_docker_does(name, docker_client):
     ex = load_exercise(name)
     files = parity_sample(ex)
 
-    def both(path):
-        return path, grade(ex, path, sandbox="docker"), grade(ex, path, sandbox="local")
-
+    jobs = [(path, kind) for path in files for kind in ("docker", "local")]  # six gradings share two cores
     with ThreadPoolExecutor(max_workers=2) as pool:
-        pairs = list(pool.map(both, files))
+        reports = dict(zip(jobs, pool.map(lambda job: grade(ex, job[0], sandbox=job[1]), jobs)))
+    pairs = [(path, reports[path, "docker"], reports[path, "local"]) for path in files]
     problems = [f"{path.name}: {d}" for path, a, b in pairs for d in outcome_differences(a, b)]
     assert not problems, "local and Docker disagree:\n" + "\n".join(problems)
     assert all(a.graded and a.environment.sandbox == "docker" and b.environment.sandbox == "local"

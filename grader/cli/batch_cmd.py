@@ -44,6 +44,7 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     from grader.batch.runner import run_batch
     from grader.batch.store import Store
     from grader.cli.batch_progress import ProgressListener
+    from grader.cli.leftovers import reap_leftovers
 
     console = Console(stderr=True, highlight=False)
     exercises = _exercises(exercise_root)
@@ -54,6 +55,7 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     dest = prepare_output(submissions, out)
     if sandbox == "docker" and engine == "local":
         _require_engine()
+        reap_leftovers(console)
     store = Store(dest)
     runner = open_engine(engine, jobs=jobs or default_jobs(), address=ray_address)
     listener = ProgressListener(console)

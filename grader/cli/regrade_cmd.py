@@ -1,8 +1,13 @@
-"""``grader regrade REPORT.json [SUBMISSION]``: does grading again give every check the same outcome?
+"""``grader regrade REPORT.json [SUBMISSION]`` or ``grader regrade OUTDIR``: does grading again agree?
 
-Exit 0 when it does, 5 (``EXIT_MISMATCH``) when any check differs or the
-exercise changed since, 2 for a bad report or the wrong file, 3 when the
-regrade could not grade at all.
+For one report: exit 0 when every check's outcome agrees, 5 (``EXIT_MISMATCH``)
+when any differs or the exercise changed since, 2 for a bad report or the wrong
+file, 3 when the regrade could not grade at all.
+
+For a ``grader batch`` output folder, one line per stored row and a summary:
+exit 5 when any row differs or its submission changed or is missing (a found
+difference outranks the rest: rerunning will not clear it), else 3 when any row
+could not be regraded, else 0. Rows the batch stored as not graded are skipped.
 """
 
 from __future__ import annotations
@@ -16,17 +21,32 @@ from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
 
 
 @click.command("regrade")
-@click.argument("report_path", metavar="REPORT.json", type=click.Path(path_type=Path))
+@click.argument("report_path", metavar="REPORT.json|OUTDIR", type=click.Path(path_type=Path))
 @click.argument("submission", required=False, type=click.Path(path_type=Path))
-@click.option("--exercises", "exercise_root", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--exercises", "--exercise-root", "exercise_root", type=click.Path(path_type=Path, file_okay=False),
               help="Folder holding exercise folders by name (default: the repository's exercises/).")
 @click.option("--sandbox", type=click.Choice(["docker", "local"]),
               help="Override the recorded sandbox kind (noted in the output).")
-def regrade_cmd(report_path, submission, exercise_root, sandbox):
-    """Grade SUBMISSION again under the conditions REPORT.json recorded and compare check by check.
+@click.option("--submissions", type=click.Path(path_type=Path, file_okay=False),
+              help="OUTDIR only: the folder the batch graded (<candidate>/<exercise>/<file>.py).")
+@click.option("--jobs", type=click.IntRange(min=1), help="OUTDIR only: regradings at once (default 1).")
+def regrade_cmd(report_path, submission, exercise_root, sandbox, submissions, jobs):
+    """Grade again under the recorded conditions and compare check by check.
 
-    SUBMISSION defaults to the report's submission file beside it, or in a bundle's submission/ folder.
+    REPORT.json: SUBMISSION defaults to the report's submission file beside it, or in a
+    bundle's submission/ folder. OUTDIR: every row of a `grader batch` output folder.
     """
+    if Path(report_path).is_dir():
+        if submission is not None:
+            raise UsageError("SUBMISSION goes with REPORT.json; for an output folder, use --submissions DIR.")
+        _regrade_folder(report_path, submissions, exercise_root, sandbox, jobs or 1)
+        return
+    if submissions is not None or jobs is not None:
+        raise UsageError("--submissions and --jobs go with an output folder, not with one REPORT.json.")
+    _regrade_report(report_path, submission, exercise_root, sandbox)
+
+
+def _regrade_report(report_path, submission, exercise_root, sandbox) -> None:
     from grader.evidence.regrade import read_report, regrade
 
     report = read_report(report_path)
@@ -46,6 +66,29 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox):
     for line in result.differences:
         click.echo(f"mismatch: {line}")
     sys.exit(EXIT_MISMATCH)
+
+
+def _regrade_folder(out_dir, submissions, exercise_root, sandbox, jobs) -> None:
+    from grader.evidence.regrade_batch import Outcome, regrade_batch
+
+    result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox, jobs=jobs)
+    for row in result.rows:
+        where = f"{row.candidate} {row.exercise}"
+        if row.outcome is Outcome.MATCHES:
+            click.echo(f"{where}: matches")
+        elif row.outcome is Outcome.DIFFERS:
+            for line in row.differences:
+                click.echo(f"{where}: mismatch: {line}")
+        else:
+            click.echo(f"{where}: {row.outcome.value}: {row.problem}")
+        for note in row.notes:
+            click.echo(f"{where}: note: {note}", err=True)
+    counts = ", ".join(f"{result.count(o)} {o.value.replace('_', ' ')}" for o in Outcome if result.count(o))
+    click.echo(f"{len(result.rows)} stored rows: {counts or 'none'}.")
+    if any(r.outcome.counts_against for r in result.rows):
+        sys.exit(EXIT_MISMATCH)
+    if result.count(Outcome.NOT_GRADED):
+        sys.exit(EXIT_INFRA)
 
 
 def _default_submission(report_path: Path, name: str) -> Path:

@@ -65,6 +65,10 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     choice = choose_sandbox(sandbox)
     if choice.note:
         err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
+    if choice.kind == "docker":
+        from grader.cli.leftovers import reap_leftovers
+
+        reap_leftovers(err)
     report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime)
     report.timing = timing
     render_terminal(report, console, audience=audience)

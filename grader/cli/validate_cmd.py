@@ -33,6 +33,10 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
     from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercise
 
     console = Console()
+    if sandbox == "docker":
+        from grader.cli.leftovers import reap_leftovers
+
+        reap_leftovers(console)
     results = []
     for name in exercises or all_exercise_names():
         result = validate_exercise(name, sandbox=sandbox, jobs=jobs, seed=seed,

@@ -1,0 +1,172 @@
+"""Regrade a whole ``grader batch`` output folder and say, row by row, whether the outcomes still stand.
+
+The evidence is the folder's SQLite store (``grader.sqlite``): every export in
+the folder (scorecards, CSV, JSONL) is rebuilt from it, so a stored report is
+what the batch decided. The exported ``<candidate>/<exercise>.json`` is also
+compared with the store, so an export edited after the batch shows too.
+
+The folder is evidence, so nothing here writes into it: the store is copied to
+a temporary folder and read there (opening a WAL database in place, even
+read-only, may create ``-wal``/``-shm`` files beside it). A submission whose
+bytes no longer hash to what the store recorded is reported as changed and not
+graded: regrading other bytes would prove nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path, PurePosixPath
+
+from grader.batch.store import FILENAME
+from grader.errors import GraderError, UsageError
+from grader.evidence.regrade import regrade
+from grader.reports.compare import outcome_differences
+from grader.reports.model import Report
+
+
+class Outcome(str, Enum):
+    MATCHES = "matches"
+    DIFFERS = "differs"  # a check's outcome (or the exercise, or the export) differs
+    CHANGED = "changed"  # the submission's sha256 is not the one stored: not regraded
+    MISSING = "missing"  # no submission file where the batch found it
+    NOT_GRADED = "not_graded"  # the regrade itself could not grade (infrastructure, exercise gone)
+    SKIPPED = "skipped"  # stored as not graded by the batch: nothing to compare
+    SUPERSEDED = "superseded"  # an older grading of this (candidate, exercise): a later row replaced it
+
+    @property
+    def counts_against(self) -> bool:
+        """Whether this row means the folder's evidence does not stand as recorded."""
+        return self in (Outcome.DIFFERS, Outcome.CHANGED, Outcome.MISSING)
+
+
+@dataclass
+class RowRegrade:
+    candidate: str
+    exercise: str
+    sha256: str
+    source: str
+    outcome: Outcome
+    differences: list[str] = field(default_factory=list)  # each names the check (or the exercise/export)
+    problem: str = ""  # why a row was not compared
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BatchRegrade:
+    rows: list[RowRegrade]
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(r.outcome is outcome for r in self.rows)
+
+    @property
+    def all_match(self) -> bool:
+        return all(r.outcome in (Outcome.MATCHES, Outcome.SKIPPED, Outcome.SUPERSEDED) for r in self.rows)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    candidate: str
+    exercise: str
+    sha256: str
+    source: str
+    status: str
+    reason: str
+    report: str | None
+    current: bool
+
+
+def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_root: Path | None = None,
+                  sandbox: str | None = None, jobs: int = 1) -> BatchRegrade:
+    """Regrade every current graded row of ``out_dir``'s store; rows come back in the store's order.
+
+    ``submissions`` is the folder the batch graded (``<candidate>/<exercise>/<file>.py``);
+    the store records each file's path relative to it.
+    """
+    stored = read_store(out_dir)
+    if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
+        raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
+                         "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox), stored))
+    return BatchRegrade(rows)
+
+
+def read_store(out_dir: Path) -> list[_Stored]:
+    """Every row of the folder's store, read from a private copy; the latest per (candidate, exercise) is current."""
+    db = Path(out_dir) / FILENAME
+    if not db.is_file():
+        raise UsageError(f"{str(out_dir)!r} holds no {FILENAME}: it is not a `grader batch` output folder.")
+    with tempfile.TemporaryDirectory(prefix="grader-regrade-") as tmp:
+        for suffix in ("", "-wal"):  # the WAL holds committed rows not yet checkpointed
+            if Path(f"{db}{suffix}").is_file():
+                shutil.copyfile(f"{db}{suffix}", Path(tmp) / f"{FILENAME}{suffix}")
+        conn = sqlite3.connect(Path(tmp) / FILENAME)
+        try:
+            rows = conn.execute("SELECT candidate, exercise, sha256, source, status, reason, report FROM gradings "
+                                "ORDER BY candidate, exercise, updated_at, rowid").fetchall()
+        except sqlite3.DatabaseError as e:
+            raise UsageError(f"Cannot read {db}: {e}.") from None
+        finally:
+            conn.close()
+    latest = {(r[0], r[1]): i for i, r in enumerate(rows)}
+    return [_Stored(*r, current=latest[(r[0], r[1])] == i) for i, r in enumerate(rows)]
+
+
+def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Path | None,
+         sandbox: str | None) -> RowRegrade:
+    row = RowRegrade(s.candidate, s.exercise, s.sha256, s.source, Outcome.SKIPPED)
+    if not s.current:
+        row.outcome, row.problem = Outcome.SUPERSEDED, "a later grading of this candidate's exercise replaced it"
+        return row
+    if s.status != "graded" or not s.report:
+        row.problem = f"stored as not graded ({s.reason or 'no reason recorded'})"
+        return row
+    report = Report.from_json(s.report)
+    path = _submission(s, submissions, report.environment.submission_name)
+    if path is None:
+        row.outcome, row.problem = Outcome.MISSING, f"no submission file at {s.source}"
+        return row
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    if actual != s.sha256:
+        row.outcome = Outcome.CHANGED
+        row.problem = f"{path} changed since the batch: sha256 {actual}, stored {s.sha256}"
+        return row
+    try:
+        result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox)
+    except GraderError as e:
+        row.outcome, row.problem = Outcome.NOT_GRADED, str(e)
+        return row
+    row.notes = result.notes
+    if not result.new.graded:
+        row.outcome, row.problem = Outcome.NOT_GRADED, result.new.not_graded_reason or "not graded"
+        return row
+    row.differences = result.differences + _export_differences(out_dir, s, report)
+    row.outcome = Outcome.DIFFERS if row.differences else Outcome.MATCHES
+    return row
+
+
+def _submission(s: _Stored, submissions: Path | None, name: str) -> Path | None:
+    """The stored path (under ``submissions``), else the batch layout's ``<candidate>/<exercise>/<name>``."""
+    tries = [Path(s.source)] if submissions is None else [Path(submissions) / s.source]
+    if submissions is not None and name:
+        tries.append(Path(submissions) / s.candidate / s.exercise / name)
+    return next((p for p in tries if p.is_file()), None)
+
+
+def _export_differences(out_dir: Path, s: _Stored, stored: Report) -> list[str]:
+    """The exported panel JSON must say what the store says; an edited export is a difference too."""
+    export = Path(out_dir) / s.candidate / f"{s.exercise}.json"
+    if not export.is_file():
+        return []
+    try:
+        exported = Report.from_json(export.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"{s.candidate}/{s.exercise}.json cannot be read as a report ({type(e).__name__})"]
+    return [f"{s.candidate}/{s.exercise}.json disagrees with the store: {line}"
+            for line in outcome_differences(stored, exported)]

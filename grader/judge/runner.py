@@ -62,16 +62,19 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
-               gpus: str | None = None, image: str | None = None, runtime: str | None = None) -> JudgeRun:
+               gpus: str | None = None, image: str | None = None, runtime: str | None = None,
+               extra_args: tuple[str, ...] = (), timeout: float | None = None) -> JudgeRun:
+    """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
+    ``timeout`` defaults to the exercise's grading deadline."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
         args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
-                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime)
+                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime) + list(extra_args)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:
-            run.timed_out = not judge.wait(exercise.limits.grading_timeout_s)
+            run.timed_out = not judge.wait(exercise.limits.grading_timeout_s if timeout is None else timeout)
         except BaseException:  # Ctrl-C: take the judge and its sandbox down with us
             judge.kill()
             _reap(sandbox, grading_id)

@@ -11,9 +11,6 @@ editing a check or exercise.toml recollects, anything else is instant.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,8 +18,7 @@ from grader import __version__
 from grader.atomic import atomic_write
 from grader.errors import GraderError
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
-from grader.judge import warm
-from grader.judge.runner import pytest_args
+from grader.judge.runner import run_checks
 from grader.practice.datadir import data_dir
 
 LEVEL_ORDER = {"mid": 0, "senior": 1, "principal": 2}
@@ -136,43 +132,14 @@ def _read_cache(path: Path) -> CheckCounts | None:
 
 
 def collect_checks(ex: Exercise) -> list[dict]:
-    """The judge's check specs for ``ex``: its pytest with ``--collect-only``, forked warm where possible."""
-    with tempfile.TemporaryDirectory(prefix="grader-collect-") as tmp:
-        events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
-        ini.write_text("[pytest]\n")
-        args = pytest_args(ex, ex.stub, sandbox="inprocess", seed=ex.config.checks.seed, events=events, ini=ini,
-                           grading_id="collect") + ["--collect-only"]
-        if warm.available():
-            judge = warm.start_judge(args, cwd=tmp, log=str(log))
-            if not judge.wait(COLLECT_TIMEOUT_S):
-                judge.kill()
-                raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")
-        else:
-            with open(log, "wb") as out:
-                try:
-                    subprocess.run([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL, stdout=out,
-                                   stderr=subprocess.STDOUT, env=warm.judge_environment(), cwd=tmp,
-                                   timeout=COLLECT_TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s") from None
-        return _collected(events, log)
-
-
-def _collected(events: Path, log: Path) -> list[dict]:
-    specs, infra = None, None
-    lines = events.read_text(encoding="utf-8").splitlines() if events.exists() else []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if event.get("event") == "collected":
-            specs = event["checks"]
-        elif event.get("event") == "infra":
-            infra = infra or event["reason"]
-    if infra is not None:
-        raise CollectionFailed(infra.strip().splitlines()[0][:300])
-    if specs is None:
-        tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+    """The judge's check specs for ``ex``: its pytest with ``--collect-only``, run as a grading runs it."""
+    run = run_checks(ex, ex.stub, sandbox="inprocess", seed=ex.config.checks.seed, grading_id="collect",
+                     extra_args=("--collect-only",), timeout=COLLECT_TIMEOUT_S)
+    if run.timed_out:
+        raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")
+    if run.infra is not None:
+        raise CollectionFailed(run.infra.strip().splitlines()[0][:300])
+    if not run.collected:
+        tail = run.log_tail.strip().splitlines()[-1:]
         raise CollectionFailed("the judge collected nothing" + (f": {tail[0][:300]}" if tail else ""))
-    return specs
+    return run.collected

@@ -43,3 +43,17 @@ class InfraError(GraderError):
 
     exit_code = EXIT_INFRA
     hint = "Nothing was scored. Fix the problem above and run the same command again."
+
+
+def describe_invalid(heading: str, err, *, show_input: bool = True, limit: int | None = None) -> str:
+    """A pydantic ``ValidationError`` as ``heading`` then one ``[key] message`` line per error.
+
+    The key names the field the way hypothesis names a bad argument; ``show_input``
+    adds the offending value (fine for a config file, too long for a whole report).
+    """
+    lines = [heading]
+    for e in err.errors()[:limit]:
+        key = ".".join(str(p) for p in e["loc"]) or "(document)"
+        got = f" (got {e['input']!r})" if show_input and e["type"] != "missing" else ""
+        lines.append(f"  [{key}] {e['msg']}{got}")
+    return "\n".join(lines)

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from grader.errors import ExerciseError, UsageError
+from grader.errors import ExerciseError, UsageError, describe_invalid
 
 #: Where ``grader submit attention`` looks for exercise folders by name.
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -127,15 +127,6 @@ class Exercise:
         return f"Exercise({self.name!r}, root={str(self.root)!r})"
 
 
-def _describe(err: ValidationError, source: Path) -> str:
-    lines = [f"{source} is not a valid exercise.toml:"]
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"])
-        got = f" (got {e['input']!r})" if e["type"] != "missing" else ""
-        lines.append(f"  [{key}] {e['msg']}{got}")
-    return "\n".join(lines)
-
-
 def load_exercise(spec: str | Path) -> Exercise:
     """Find an exercise by folder path or by name under ``exercises/``."""
     path = Path(spec)
@@ -158,7 +149,7 @@ def load_exercise(spec: str | Path) -> Exercise:
     try:
         config = ExerciseConfig.model_validate(raw)
     except ValidationError as e:
-        raise ExerciseError(_describe(e, toml_path)) from None
+        raise ExerciseError(describe_invalid(f"{toml_path} is not a valid exercise.toml:", e)) from None
     ex = Exercise(path.resolve(), config)
     for part, p in [("probes", ex.probes), ("checks", ex.checks_dir), ("stub", ex.stub)]:
         if not p.exists():

@@ -38,7 +38,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
     path = resolve_submission(ex, submission)
-    source = _read_submission(path)
+    source = read_submission(path)
     plan = plan_gpus(ex.config.exercise.gpu, gpus)
     seed = ex.config.checks.seed if seed is None else seed
     choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image)
@@ -71,7 +71,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     return report
 
 
-def _read_submission(path: Path) -> bytes:
+def read_submission(path: Path) -> bytes:
+    """The submission's bytes; a ``UsageError`` when it cannot be read or is over the size limit."""
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -34,10 +34,10 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     if Path(name).name != name or name in ("", ".", "..") or "\n" in name or "\\" in name:
         raise UsageError(f"Cannot bundle a submission named {name!r}.")
     data = Path(submission).read_bytes()
-    recorded = report.environment.submission_sha256
-    if recorded and hashlib.sha256(data).hexdigest() != recorded:
+    recorded, actual = report.environment.submission_sha256, hashlib.sha256(data).hexdigest()
+    if recorded and actual != recorded:
         raise UsageError(f"Submission {str(submission)!r} changed since it was graded: its sha256 is "
-                         f"{hashlib.sha256(data).hexdigest()}, the report recorded {recorded}.")
+                         f"{actual}, the report recorded {recorded}.")
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:

@@ -15,11 +15,20 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from grader.errors import UsageError
+from grader.errors import UsageError, describe_invalid
 from grader.exercise import EXERCISES_DIR, load_exercise
-from grader.grading import grade
+from grader.grading import grade, read_submission
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
+
+
+class SubmissionChanged(UsageError):
+    """The file given is not the one the report graded: regrading other bytes would prove nothing."""
+
+    def __init__(self, path: Path, actual: str, recorded: str):
+        super().__init__(f"Submission {str(path)!r} is not the file the report graded: its sha256 is "
+                         f"{actual}, the report recorded {recorded or '(none)'}.")
+        self.path, self.actual, self.recorded = path, actual, recorded
 
 
 @dataclass
@@ -41,11 +50,7 @@ def read_report(path: Path) -> Report:
     try:
         return Report.from_json(text)
     except ValidationError as e:
-        lines = [f"{path} is not a grading report:"]
-        for err in e.errors()[:10]:
-            key = ".".join(str(p) for p in err["loc"]) or "(document)"
-            lines.append(f"  [{key}] {err['msg']}")
-        raise UsageError("\n".join(lines),
+        raise UsageError(describe_invalid(f"{path} is not a grading report:", e, show_input=False, limit=10),
                          hint="Pass the JSON a panel-audience `grader submit --json` wrote.") from None
 
 
@@ -56,10 +61,9 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
     if report.audience == "candidate":
         raise UsageError("This report is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
                          "compared check by check.", hint="Regrade from the panel-audience report.")
-    actual = hashlib.sha256(_read(submission)).hexdigest()
+    actual = hashlib.sha256(read_submission(submission)).hexdigest()
     if actual != env.submission_sha256:
-        raise UsageError(f"Submission {str(submission)!r} is not the file the report graded: its sha256 is "
-                         f"{actual}, the report recorded {env.submission_sha256 or '(none)'}.")
+        raise SubmissionChanged(submission, actual, env.submission_sha256)
     exercise = load_exercise(Path(exercise_root or EXERCISES_DIR) / report.exercise)
     kind = sandbox or env.sandbox or "docker"
     notes = []
@@ -75,13 +79,6 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
                            "(checks, probes or limits were edited); outcomes below are under the changed exercise")
     differences += outcome_differences(report, new)
     return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as e:
-        raise UsageError(f"Cannot read submission {str(path)!r}: {e.strerror}.") from None
 
 
 def _environment_notes(old: Report, new: Report) -> list[str]:

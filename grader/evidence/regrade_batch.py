@@ -14,7 +14,6 @@ graded: regrading other bytes would prove nothing.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
 import tempfile
@@ -25,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.batch.store import FILENAME
 from grader.errors import GraderError, UsageError
-from grader.evidence.regrade import regrade
+from grader.evidence.regrade import SubmissionChanged, regrade
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
 
@@ -132,13 +131,12 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
     if path is None:
         row.outcome, row.problem = Outcome.MISSING, f"no submission file at {s.source}"
         return row
-    actual = hashlib.sha256(path.read_bytes()).hexdigest()
-    if actual != s.sha256:
-        row.outcome = Outcome.CHANGED
-        row.problem = f"{path} changed since the batch: sha256 {actual}, stored {s.sha256}"
-        return row
     try:
         result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox)
+    except SubmissionChanged as e:  # checked before anything is graded
+        row.outcome = Outcome.CHANGED
+        row.problem = f"{path} changed since the batch: sha256 {e.actual}, stored {e.recorded}"
+        return row
     except GraderError as e:
         row.outcome, row.problem = Outcome.NOT_GRADED, str(e)
         return row

@@ -112,3 +112,13 @@ def test_a_submission_other_than_the_graded_one_is_refused(made, tmp_path):
 def test_regrade_finds_the_submission_inside_a_bundle(bundle):
     r = invoke("regrade", bundle / "report.json", "--exercises", TOY.parent)
     assert r.exit_code == 0 and "every check's outcome matches" in r.output, r.output
+
+
+def test_submit_refuses_a_taken_bundle_folder_before_grading(tmp_path):
+    dest = tmp_path / "taken"
+    dest.mkdir()
+    (dest / "keep.txt").write_text("precious\n")
+    r = invoke("submit", TOY, PRINTS, "--sandbox", "local", "--bundle", dest, "--json", tmp_path / "r.json")
+    assert r.exit_code == 2 and "never overwritten" in r.output
+    assert "Score" not in r.output and not (tmp_path / "r.json").exists()  # nothing graded, nothing written
+    assert [p.name for p in dest.iterdir()] == ["keep.txt"]

@@ -59,6 +59,10 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from grader.sandbox.choice import choose_sandbox
 
     check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
+    if bundle_dir is not None:
+        from grader.evidence.bundle import check_bundle_dest
+
+        check_bundle_dest(bundle_dir)
     target = resolve_target(exercise, submission, cwd=Path.cwd())
     console, err = Console(), Console(stderr=True, highlight=False)
     timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count

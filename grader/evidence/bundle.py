@@ -24,10 +24,7 @@ SUMS = "SHA256SUMS"
 
 def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     """Write the bundle for ``report`` (graded from ``submission``) at ``dest``; return ``dest``."""
-    dest = Path(dest)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UsageError(f"Bundle folder {str(dest)!r} already exists and is not empty; a bundle is never "
-                         "overwritten.", hint="Choose a new folder.")
+    dest = check_bundle_dest(dest)
     if report.audience != "panel":
         raise UsageError("A bundle holds the full report; this one is a candidate's redacted copy.")
     name = report.environment.submission_name or Path(submission).name
@@ -52,6 +49,18 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    return dest
+
+
+def check_bundle_dest(dest: Path) -> Path:
+    """``dest`` if a bundle may be written there (absent, or an empty folder); a ``UsageError`` otherwise.
+
+    `grader submit --bundle` calls this before grading, as it checks report paths.
+    """
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UsageError(f"Bundle folder {str(dest)!r} already exists and is not empty; a bundle is never "
+                         "overwritten.", hint="Choose a new folder.")
     return dest
 
 

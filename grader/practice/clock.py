@@ -119,6 +119,7 @@ def timing_for(exercise: str, now: _dt.datetime | None = None, *, db: Path | Non
     clock = current(exercise, db=db)
     if clock is None:
         return None
+    now = _utc(now)  # one moment for both the elapsed time and the lateness
     return Timing(
         clock_started_at=clock.started_at.isoformat(timespec="seconds"),
         limit_minutes=clock.minutes,

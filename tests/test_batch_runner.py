@@ -5,12 +5,14 @@ from __future__ import annotations
 from concurrent.futures import Future
 
 import pytest
+from click.testing import CliRunner
 
 from grader.batch.model import RowStatus
 from grader.batch.runner import run_batch, version_key
 from grader.batch.store import Key, Store
 from grader.exercise import load_exercise
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
+from grader.cli import main
 from tests.conftest import TOY
 
 
@@ -20,17 +22,20 @@ class FakeEngine:
     def __init__(self, script=None):
         self.script = script or {}  # candidate -> list of outcomes, one per attempt
         self.calls: list[str] = []
+        self.jobs = []
 
     def submit(self, job, *, num_gpus=0):
         self.calls.append(job.key.candidate)
+        self.jobs.append(job)
         outcomes = self.script.get(job.key.candidate, ["pass"])
         outcome = outcomes[min(self.calls.count(job.key.candidate), len(outcomes)) - 1]
         future = Future()
         if outcome == "raise":
             future.set_exception(RuntimeError("worker lost"))
             return future
-        version, fingerprint = job.key.exercise_version.split("+")
-        env = Environment(exercise_version=version, exercise_fingerprint=fingerprint, submission_sha256=job.key.sha256)
+        version, fingerprint = job.key.exercise_version.split(";")[0].split("+")
+        env = Environment(exercise_version=version, exercise_fingerprint=fingerprint, submission_sha256=job.key.sha256,
+                          sandbox=job.sandbox, oci_runtime=job.runtime)  # as grade() records them
         if outcome == "infra":
             future.set_result(Report(exercise=job.key.exercise, graded=False, not_graded_reason="engine down",
                                      environment=env))
@@ -41,6 +46,12 @@ class FakeEngine:
         future.set_result(Report(exercise=job.key.exercise, graded=True, checks=[check], score=check.score,
                                  max_score=6.0, environment=env))
         return future
+
+
+@pytest.fixture(autouse=True)
+def no_runtime_from_the_machine(monkeypatch):
+    """The driver resolves the runtime from $GRADER_RUNTIME when none is passed: these tests choose it."""
+    monkeypatch.delenv("GRADER_RUNTIME", raising=False)
 
 
 @pytest.fixture
@@ -118,3 +129,64 @@ def test_results_are_keyed_by_content_and_exercise_version(subs, store):
     stored = store.get(Key("ann", "toy", sha, version_key(ex)))
     assert stored is not None and stored.status == "graded" and stored.report.score == 6
     assert store.get(Key("ann", "toy", sha, "0.0.0+deadbeef")) is None  # another version: not reused
+
+
+def test_the_runtime_is_resolved_once_and_every_job_carries_it(subs, store, monkeypatch):
+    monkeypatch.setenv("GRADER_RUNTIME", "runsc")  # read by the driver, never by a worker
+    engine = FakeEngine()
+    run(subs, store, engine)
+    assert [j.runtime for j in engine.jobs] == ["runsc"] * 3
+    monkeypatch.setenv("GRADER_RUNTIME", "runc")
+    local = FakeEngine()
+    run(subs, store, local, sandbox="local", runtime="runsc")  # the local sandbox has no OCI runtime
+    assert [j.runtime for j in local.jobs] == [None] * 3
+
+
+def test_the_key_names_a_runtime_other_than_runc_and_runc_keeps_the_old_key():
+    ex = load_exercise(TOY)
+    old = f"{ex.version}+{ex.fingerprint[:16]}"
+    assert version_key(ex) == version_key(ex, "runc") == old  # stores written before runtimes keep their rows
+    assert version_key(ex, "runsc") == old + ";runtime=runsc"
+
+
+def test_a_runc_result_is_not_reused_for_a_runsc_batch(subs, store):
+    run(subs, store, FakeEngine(), runtime="runc")
+    again = FakeEngine()
+    batch = run(subs, store, again, runtime="runsc")
+    assert sorted(again.calls) == ["ann", "ben", "cat"] and batch.reused == 0
+    assert all(r.report.environment.oci_runtime == "runsc" for r in batch.rows)  # the rows are runsc's
+    back = FakeEngine()
+    assert run(subs, store, back, runtime="runc").reused == 3 and back.calls == []  # each runtime keeps its own
+
+
+def test_a_worker_that_graded_under_another_runtime_is_not_trusted(subs, store):
+    class Runc(FakeEngine):
+        def submit(self, job, *, num_gpus=0):
+            future = super().submit(job)
+            future.result().environment.oci_runtime = "runc"
+            return future
+
+    rows = run(subs, store, Runc(), runtime="runsc", retries=0).rows
+    assert all(r.status is RowStatus.NOT_GRADED and "OCI runtime runc" in r.reason and "runsc" in r.reason
+               for r in rows)
+
+
+def test_the_cli_refuses_an_unknown_runtime_name(tmp_path):
+    r = CliRunner().invoke(main, ["batch", str(tmp_path), "--out", str(tmp_path / "out"), "--runtime", "kata"])
+    assert r.exit_code == 2 and "kata" in r.output and "runsc" in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_checks_the_engine_knows_the_runtime_before_grading(subs, tmp_path, monkeypatch):
+    from grader.sandbox import engine, image
+
+    class Client:  # an engine with the image built and runc alone registered
+        def info(self):
+            return {"Runtimes": {"runc": {}}}
+
+    monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
+    monkeypatch.setattr(image, "find_runtime_image", lambda client: object())
+    r = CliRunner().invoke(main, ["batch", str(subs), "--out", str(tmp_path / "out"), "--runtime", "runsc",
+                                  "--exercise-root", str(TOY.parent)])
+    assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
+    assert not (tmp_path / "out" / "grader.sqlite").exists()  # nothing graded, nothing stored

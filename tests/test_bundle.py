@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.errors import UsageError
-from grader.evidence.bundle import verify_bundle, write_bundle
+from grader.evidence.bundle import SUMS, _digests, verify_bundle, write_bundle
 from grader.reports.model import Report
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -68,11 +68,14 @@ def test_an_intact_bundle_verifies_exit_0(bundle):
     assert r.exit_code == 0 and "bundle intact" in r.output
 
 
-@pytest.mark.parametrize("rel", ["report.json", "submission/prints.py"])
-def test_an_edited_file_is_listed_exit_5(bundle, rel):
+@pytest.mark.parametrize("rel, disagrees", [("report.json", []),  # a newline more: the same report
+                                            ("submission/prints.py", ["not the one report.json records"])])
+def test_an_edited_file_is_listed_exit_5(bundle, rel, disagrees):
     with open(bundle / rel, "a") as f:
         f.write("\n")
-    assert verify_bundle(bundle) == [f"{rel}: changed (sha256 differs from SHA256SUMS)"]
+    problems = verify_bundle(bundle)
+    assert problems[0] == f"{rel}: changed (sha256 differs from SHA256SUMS)"
+    assert len(problems) == 1 + len(disagrees) and all(w in p for w, p in zip(disagrees, problems[1:]))
     r = invoke("bundle", "verify", bundle)
     assert r.exit_code == 5 and rel in r.output
 
@@ -122,3 +125,52 @@ def test_submit_refuses_a_taken_bundle_folder_before_grading(tmp_path):
     assert r.exit_code == 2 and "never overwritten" in r.output
     assert "Score" not in r.output and not (tmp_path / "r.json").exists()  # nothing graded, nothing written
     assert [p.name for p in dest.iterdir()] == ["keep.txt"]
+
+
+def resum(bundle: Path) -> None:
+    """What someone covering an edit would do: write SHA256SUMS again, so every sum matches."""
+    (bundle / SUMS).write_text("".join(f"{d}  {rel}\n" for rel, d in _digests(bundle).items()))
+
+
+def only_disagreement(bundle: Path) -> list[str]:
+    resum(bundle)
+    problems = verify_bundle(bundle)
+    assert not any("SHA256SUMS" in p for p in problems)  # the sums alone would pass it
+    return problems
+
+
+def test_an_edited_submission_with_new_sums_disagrees_with_the_report(bundle):
+    (bundle / "submission" / "prints.py").write_text("def scale(x, k):\n    return x * k\n")
+    recorded = Report.from_json((bundle / "report.json").read_text()).environment.submission_sha256
+    [problem] = only_disagreement(bundle)
+    assert problem.startswith("submission/prints.py: sha256 ") and recorded in problem
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5 and "edited: submission/prints.py" in r.output
+
+
+def test_an_edited_environment_with_new_sums_names_the_field(bundle):
+    env = json.loads((bundle / "environment.json").read_text())
+    env["hypothesis_seed"] += 1
+    (bundle / "environment.json").write_text(json.dumps(env, indent=2))
+    assert only_disagreement(bundle) == ["environment.json: differs from report.json's environment (hypothesis_seed)"]
+
+
+def test_an_edited_output_with_new_sums_disagrees_with_the_report(bundle):
+    text = (bundle / "output.txt").read_text()
+    (bundle / "output.txt").write_text(text.replace("<script>alert('x')</script> scaling", "nothing printed"))
+    assert only_disagreement(bundle) == ["output.txt: differs from the checks' output in report.json"]
+
+
+def test_a_second_submission_file_is_a_problem(bundle):
+    (bundle / "submission" / "other.py").write_text("x = 1\n")
+    assert only_disagreement(bundle) == ["submission/: holds 2 files, a bundle holds exactly one"]
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"graded": true}', "\udcff"])
+def test_a_report_that_does_not_parse_is_named_not_a_traceback(bundle, text):
+    (bundle / "report.json").write_text(text, errors="surrogateescape")  # the last is not UTF-8 at all
+    [problem] = only_disagreement(bundle)
+    assert problem.startswith("report.json: not a grading report (")
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5 and "edited: report.json: not a grading report" in r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)

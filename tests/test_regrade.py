@@ -99,3 +99,71 @@ def test_a_file_that_is_not_a_report_is_usage_exit_2_naming_the_field(tmp_path, 
     (tmp_path / "bad.json").write_text(text)
     r = invoke("regrade", tmp_path / "bad.json", TOY / "solution.py")
     assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
+
+
+@pytest.fixture
+def runsc_report(graded):
+    """The toy's report as a Docker grading under runsc recorded it."""
+    report = read_report(graded / "report.json")
+    report.environment.sandbox, report.environment.oci_runtime = "docker", "runsc"
+    return report
+
+
+@pytest.fixture
+def grade_calls(monkeypatch, runsc_report):
+    """grade() stands in (no Docker): it records its keyword arguments and answers the same outcomes."""
+    calls = []
+
+    def fake_grade(exercise, submission, **kw):
+        calls.append(kw)
+        new = runsc_report.model_copy(deep=True)
+        new.environment.sandbox, new.environment.oci_runtime = kw["sandbox"], kw["runtime"]
+        return new
+
+    monkeypatch.setattr("grader.evidence.regrade.grade", fake_grade)
+    monkeypatch.setenv("GRADER_RUNTIME", "runc")  # the machine's default must not win over the record
+    return calls
+
+
+def test_a_runsc_report_regrades_under_runsc(runsc_report, grade_calls, graded):
+    result = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent)
+    assert [(c["sandbox"], c["runtime"]) for c in grade_calls] == [("docker", "runsc")]
+    assert result.matches and result.notes == []
+
+
+def test_a_report_recording_no_runtime_regrades_under_runc(runsc_report, grade_calls, graded, monkeypatch):
+    runsc_report.environment.oci_runtime = None  # written before runtimes were recorded
+    monkeypatch.setenv("GRADER_RUNTIME", "runsc")
+    result = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent)
+    assert grade_calls[0]["runtime"] == "runc" and result.notes == []
+
+
+def test_a_runtime_override_is_noted_like_a_sandbox_override(runsc_report, grade_calls, graded):
+    result = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent, runtime="runc")
+    assert grade_calls[-1]["runtime"] == "runc"
+    assert result.notes == ["runtime runc instead of the recorded runsc"]
+    local = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent, sandbox="local", runtime="runc")
+    assert grade_calls[-1]["runtime"] is None  # the local sandbox has no OCI runtime
+    assert local.notes == ["sandbox local instead of the recorded docker"]
+
+
+def test_cli_runtime_override_is_said(runsc_report, grade_calls, graded, tmp_path):
+    (tmp_path / "report.json").write_text(runsc_report.to_json())
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent,
+               "--runtime", "runc")
+    assert r.exit_code == 0, r.output
+    assert "note: runtime runc instead of the recorded runsc" in r.output and grade_calls[-1]["runtime"] == "runc"
+
+
+def test_a_batch_regrade_passes_the_override_to_each_row(runsc_report, grade_calls, graded, tmp_path):
+    from grader.batch.store import Key, Store
+    from grader.evidence.regrade_batch import Outcome, regrade_batch
+
+    store = Store(tmp_path)
+    key = Key("ann", "toy", runsc_report.environment.submission_sha256, "v")
+    store.save_graded(key, str(graded / "solution.py"), runsc_report, 1)
+    store.close()
+    result = regrade_batch(tmp_path, exercise_root=TOY.parent, runtime="runc")
+    assert [r.outcome for r in result.rows] == [Outcome.MATCHES]
+    assert result.rows[0].notes == ["runtime runc instead of the recorded runsc"]
+    assert grade_calls[-1]["runtime"] == "runc"

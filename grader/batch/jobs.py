@@ -1,9 +1,11 @@
 """One grading as data, and the function that performs it wherever it is sent.
 
 A ``Job`` carries the submission's bytes rather than its path, so a Ray worker on
-another machine grades exactly the file the driver hashed. ``grade_job`` never
-raises: whatever goes wrong in the grader or the infrastructure comes back as a
-not-graded report with the reason, and the driver decides whether to retry.
+another machine grades exactly the file the driver hashed, and the OCI runtime the
+driver resolved, so a worker never grades under its own ``$GRADER_RUNTIME``.
+``grade_job`` never raises: whatever goes wrong in the grader or the infrastructure
+comes back as a not-graded report with the reason, and the driver decides whether
+to retry.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Job:
     gpus: str | None = None
     seed: int | None = None
     image: str | None = None
+    runtime: str | None = None  # the driver's resolved OCI runtime; None outside Docker
 
 
 def grade_job(job: Job) -> Report:
@@ -37,7 +40,8 @@ def grade_job(job: Job) -> Report:
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
             path = Path(tmp) / job.filename
             path.write_bytes(job.source)
-            return grade(job.exercise_root, path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed, image=job.image)
+            return grade(job.exercise_root, path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed, image=job.image,
+                         runtime=job.runtime)
     except GraderError as e:
         return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
     except Exception as e:  # a grader bug is not the candidate's fault either: never a score

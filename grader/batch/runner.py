@@ -19,6 +19,8 @@ from grader.batch.store import Key, Store
 from grader.exercise import Exercise
 from grader.reports.model import Report
 from grader.sandbox.gpu import plan_gpus
+from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.sandbox.oci_runtime import resolve_runtime
 
 #: Extra tries, in one run, for a grading the infrastructure failed.
 DEFAULT_RETRIES = 2
@@ -42,29 +44,38 @@ class Batch:
     reused: int = 0
 
 
-def version_key(ex: Exercise) -> str:
-    """The exercise version results are keyed by: the author's version and the content's hash."""
-    return f"{ex.version}+{ex.fingerprint[:16]}"
+def version_key(ex: Exercise, runtime: str | None = None) -> str:
+    """The exercise version results are keyed by: the author's version and the content's hash.
+
+    A runtime other than runc is part of it, so a batch rerun under runsc grades
+    again rather than reusing runc's results; runc and the local sandbox (None)
+    add nothing, so stores written before runtimes were keyed keep their rows.
+    """
+    key = f"{ex.version}+{ex.fingerprint[:16]}"
+    return key if runtime in (None, DEFAULT_RUNTIME) else f"{key};runtime={runtime}"
 
 
 def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, Exercise], only: list[str] | None = None,
               sandbox: str = "docker", gpus: str | None = None, seed: int | None = None, image: str | None = None,
-              retries: int = DEFAULT_RETRIES, listener: Listener | None = None) -> Batch:
+              runtime: str | None = None, retries: int = DEFAULT_RETRIES, listener: Listener | None = None) -> Batch:
+    """``runtime`` is resolved here, once, and travels in every job, so no worker reads its own ``$GRADER_RUNTIME``."""
     listener = listener or Listener()
+    runtime = resolve_runtime(runtime) if sandbox == "docker" else None
     known = {name: ex.config.exercise.submission for name, ex in exercises.items()}
     batch = Batch(layout=discover(submissions, known=known, only=only))
     jobs: dict[Key, tuple[Found, Job]] = {}
     for found in batch.layout.gradable:
         ex = exercises[found.exercise]
-        key = Key(found.candidate, found.exercise, found.sha256, version_key(ex))
+        key = Key(found.candidate, found.exercise, found.sha256, version_key(ex, runtime))
         stored = store.get(key)
         if stored is not None and stored.status == "graded":
             batch.reused += 1
             continue
-        jobs[key] = (found, Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image))
+        job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime)
+        jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)
-    batch.rows = [_row(found, exercises, store) for found in batch.layout.found]
+    batch.rows = [_row(found, exercises, store, runtime) for found in batch.layout.found]
     return batch
 
 
@@ -85,7 +96,8 @@ def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None
             key = running.pop(future)
             found, job = jobs[key]
             report = _result(future, job)
-            reason = report.not_graded_reason if not report.graded else _mismatch(report, key)
+            reason = (report.not_graded_reason if not report.graded
+                      else _mismatch(report, version_key(exercises[found.exercise]), job))
             source = f"{found.candidate}/{found.exercise}/{found.path.name}"
             if reason is None:
                 store.save_graded(key, source, report, attempts[key])
@@ -106,11 +118,15 @@ def _result(future: Future, job: Job) -> Report:
         return not_graded(job, f"the grading task failed: {type(e).__name__}: {e}")
 
 
-def _mismatch(report: Report, key: Key) -> str | None:
-    """A worker with different exercise files would grade against other checks: not a score."""
-    version = f"{report.environment.exercise_version}+{report.environment.exercise_fingerprint[:16]}"
-    if version != key.exercise_version:
-        return f"the worker graded exercise version {version}, the batch expects {key.exercise_version}"
+def _mismatch(report: Report, expected: str, job: Job) -> str | None:
+    """A worker with different exercise files would grade against other checks, and one that used
+    another OCI runtime would be stored under this one's key: neither is this batch's score."""
+    env = report.environment
+    version = f"{env.exercise_version}+{env.exercise_fingerprint[:16]}"
+    if version != expected:
+        return f"the worker graded exercise version {version}, the batch expects {expected}"
+    if job.sandbox == "docker" and env.oci_runtime != job.runtime:
+        return f"the worker graded under OCI runtime {env.oci_runtime or '(none)'}, the batch expects {job.runtime}"
     return None
 
 
@@ -121,12 +137,13 @@ def _num_gpus(ex: Exercise, gpus: str | None) -> float:
     return len(request.device_ids) or max(request.count, 1)
 
 
-def _row(found: Found, exercises: dict[str, Exercise], store: Store) -> Row:
+def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: str | None) -> Row:
     row = Row(found.candidate, found.exercise, found.problem or RowStatus.GRADED, reason=found.reason,
               sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None)
     if found.source is None:
         return row
-    stored = store.get(Key(found.candidate, found.exercise, found.sha256, version_key(exercises[found.exercise])))
+    stored = store.get(Key(found.candidate, found.exercise, found.sha256,
+                           version_key(exercises[found.exercise], runtime)))
     if stored is None:  # interrupted before this one was graded
         row.status, row.reason = RowStatus.NOT_GRADED, "not graded yet: the batch was interrupted; rerun it"
         return row

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, InfraError, UsageError
+from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
 
 EXIT_INTERRUPTED = 130
 
@@ -28,9 +29,12 @@ EXIT_INTERRUPTED = 130
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
               help="Extra tries for a grading the infrastructure failed.")
 @click.option("--seed", type=int, help="Hypothesis seed for every grading (default: each exercise's).")
+@click.option("--runtime", type=click.Choice(RUNTIMES), default=None,
+              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
+                   "Default: $GRADER_RUNTIME, else runc. Recorded in each report; results are kept per runtime.")
 @click.option("--exercise-root", type=click.Path(path_type=Path, file_okay=False),
               help="Folder of exercise folders (default: the grader's own exercises/).")
-def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, exercise_root):
+def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root):
     """Grade SUBMISSIONS, laid out as <candidate>/<exercise>/<file>.py, into --out.
 
     Rerunning the same command grades only what is new or changed, and finishes
@@ -52,9 +56,10 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     for name in names or []:
         if name not in exercises:
             raise UsageError(f"Unknown exercise {name!r} in --exercises.", hint=f"Known: {', '.join(sorted(exercises))}.")
+    runtime = resolve_runtime(runtime) if sandbox == "docker" else None  # once: every job carries it
     dest = prepare_output(submissions, out)
     if sandbox == "docker" and engine == "local":
-        _require_engine()
+        _require_engine(runtime)
         reap_leftovers(console)
     store = Store(dest)
     runner = open_engine(engine, jobs=jobs or default_jobs(), address=ray_address)
@@ -63,7 +68,7 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     try:
         with listener:
             result = run_batch(submissions, store, runner, exercises=exercises, only=names, sandbox=sandbox,
-                               gpus=gpus, seed=seed, retries=retries, listener=listener)
+                               gpus=gpus, seed=seed, runtime=runtime, retries=retries, listener=listener)
     except KeyboardInterrupt:
         _interrupted(runner, store, console)
         sys.exit(EXIT_INTERRUPTED)
@@ -90,14 +95,17 @@ def _exercises(root: Path | None) -> dict:
     return found
 
 
-def _require_engine() -> None:
-    """Fail before grading anything when Docker is down: a batch of 'not graded' rows helps no one."""
+def _require_engine(runtime: str) -> None:
+    """Fail before grading anything when Docker is down, the image is missing or the engine does not
+    know ``runtime``: a batch of 'not graded' rows helps no one."""
     from grader.sandbox import engine, image
+    from grader.sandbox.oci_runtime import require_runtime
 
     client = engine.connect(timeout=10)
     if image.find_runtime_image(client) is None:
         raise InfraError(f"The sandbox image {image.runtime_image_name()} is not built.",
                          hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then rerun the batch.")
+    require_runtime(client, runtime)
 
 
 def _interrupted(runner, store, console) -> None:

@@ -1,4 +1,8 @@
-"""``grader bundle verify DIR``: confirm an archived grading bundle was not edited (exit 5 if it was)."""
+"""``grader bundle verify DIR``: confirm an archived grading bundle was not edited (exit 5 if it was).
+
+Both the sums and the parts' agreement with report.json are checked, so an edit
+whose author also regenerated SHA256SUMS is still found.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ def bundle() -> None:
 @bundle.command("verify")
 @click.argument("folder", type=click.Path(path_type=Path))
 def verify(folder):
-    """Check every file in FOLDER against its SHA256SUMS; list what changed, is missing or was added."""
+    """Check every file in FOLDER against its SHA256SUMS, and the submission, environment.json and
+    output.txt against report.json; list what changed, is missing, was added or disagrees."""
     from grader.evidence.bundle import verify_bundle
 
     problems = verify_bundle(folder)

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
+from grader.sandbox.oci_runtime import RUNTIMES
 
 
 @click.command("regrade")
@@ -27,10 +28,13 @@ from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
               help="Folder holding exercise folders by name (default: the repository's exercises/).")
 @click.option("--sandbox", type=click.Choice(["docker", "local"]),
               help="Override the recorded sandbox kind (noted in the output).")
+@click.option("--runtime", type=click.Choice(RUNTIMES),
+              help="Override the recorded OCI runtime of a Docker regrade (noted in the output). Default: the "
+                   "recorded one (runc for reports that record none), never $GRADER_RUNTIME.")
 @click.option("--submissions", type=click.Path(path_type=Path, file_okay=False),
               help="OUTDIR only: the folder the batch graded (<candidate>/<exercise>/<file>.py).")
 @click.option("--jobs", type=click.IntRange(min=1), help="OUTDIR only: regradings at once (default 1).")
-def regrade_cmd(report_path, submission, exercise_root, sandbox, submissions, jobs):
+def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, submissions, jobs):
     """Grade again under the recorded conditions and compare check by check.
 
     REPORT.json: SUBMISSION defaults to the report's submission file beside it, or in a
@@ -39,14 +43,14 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox, submissions, jo
     if Path(report_path).is_dir():
         if submission is not None:
             raise UsageError("SUBMISSION goes with REPORT.json; for an output folder, use --submissions DIR.")
-        _regrade_folder(report_path, submissions, exercise_root, sandbox, jobs or 1)
+        _regrade_folder(report_path, submissions, exercise_root, sandbox, runtime, jobs or 1)
         return
     if submissions is not None or jobs is not None:
         raise UsageError("--submissions and --jobs go with an output folder, not with one REPORT.json.")
-    _regrade_report(report_path, submission, exercise_root, sandbox)
+    _regrade_report(report_path, submission, exercise_root, sandbox, runtime)
 
 
-def _regrade_report(report_path, submission, exercise_root, sandbox) -> None:
+def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) -> None:
     from grader.evidence.regrade import read_report, regrade
 
     report = read_report(report_path)
@@ -54,7 +58,7 @@ def _regrade_report(report_path, submission, exercise_root, sandbox) -> None:
         raise UsageError(f"{report_path} is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
                          "compared check by check.", hint="Regrade from the panel-audience report.")
     path = submission or _default_submission(report_path, report.environment.submission_name)
-    result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox)
+    result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     if not result.new.graded:
@@ -68,10 +72,11 @@ def _regrade_report(report_path, submission, exercise_root, sandbox) -> None:
     sys.exit(EXIT_MISMATCH)
 
 
-def _regrade_folder(out_dir, submissions, exercise_root, sandbox, jobs) -> None:
+def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
     from grader.evidence.regrade_batch import Outcome, regrade_batch
 
-    result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox, jobs=jobs)
+    result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
+                           runtime=runtime, jobs=jobs)
     for row in result.rows:
         where = f"{row.candidate} {row.exercise}"
         if row.outcome is Outcome.MATCHES:

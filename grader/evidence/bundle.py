@@ -3,7 +3,10 @@
 It holds the submission's exact bytes, the full (panel) JSON report, every
 check's captured candidate output, and the environment record, plus a
 ``SHA256SUMS`` in coreutils' format so a reviewer needs nothing from us to
-confirm it: ``sha256sum -c SHA256SUMS`` inside the folder. The folder is built
+confirm it: ``sha256sum -c SHA256SUMS`` inside the folder. Sums alone prove
+nothing against someone who edits a file and regenerates them, so
+``verify_bundle`` also checks that the parts agree with each other (the
+submission's hash, the environment and the output against the report). The folder is built
 beside ``dest`` and renamed into place, so a half-written bundle is never seen,
 and an existing one is never overwritten.
 """
@@ -11,6 +14,7 @@ and an existing one is never overwritten.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -75,10 +79,15 @@ def captured_output(report: Report) -> str:
 
 
 def verify_bundle(dest: Path) -> list[str]:
-    """Problems found in the bundle at ``dest``: files changed, missing, or not listed. Empty means intact."""
+    """Problems found in the bundle at ``dest``, one line each naming the file: files changed, missing or
+    not listed in the sums, and parts that disagree with ``report.json``. Empty means intact."""
     dest = Path(dest)
     if not dest.is_dir():
         raise UsageError(f"No bundle at {str(dest)!r}: not a folder.")
+    return list(dict.fromkeys(_sums_problems(dest) + _agreement_problems(dest)))  # one line per problem
+
+
+def _sums_problems(dest: Path) -> list[str]:
     sums = dest / SUMS
     if not sums.is_file():
         return [f"{SUMS}: missing"]
@@ -97,6 +106,51 @@ def verify_bundle(dest: Path) -> list[str]:
             problems.append(f"{rel}: changed (sha256 differs from {SUMS})")
     problems += [f"{rel}: extra (not listed in {SUMS})" for rel in present if rel not in listed]
     return problems
+
+
+def _agreement_problems(dest: Path) -> list[str]:
+    """Whether the parts agree with ``report.json``: what an edit followed by new sums cannot hide."""
+    folder = dest / "submission"
+    subs = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    problems = [] if len(subs) == 1 else [f"submission/: holds {len(subs)} files, a bundle holds exactly one"]
+    try:
+        report = Report.from_json((dest / "report.json").read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return problems + ["report.json: missing"]
+    except (OSError, ValueError) as e:  # pydantic's ValidationError and UnicodeDecodeError are ValueErrors
+        return problems + [f"report.json: not a grading report ({type(e).__name__})"]
+    env = report.environment
+    for sub in subs if len(subs) == 1 else []:
+        rel, digest = sub.relative_to(dest).as_posix(), hashlib.sha256(sub.read_bytes()).hexdigest()
+        if digest != env.submission_sha256:
+            problems.append(f"{rel}: sha256 {digest} is not the one report.json records "
+                            f"({env.submission_sha256 or 'none'})")
+        if env.submission_name and sub.name != env.submission_name:
+            problems.append(f"{rel}: report.json names the submission {env.submission_name!r}")
+    problems += _differs(dest / "environment.json", json.loads,
+                         env.model_dump(mode="json"), "report.json's environment")
+    problems += _differs(dest / "output.txt", str, captured_output(report),
+                         "the checks' output in report.json")
+    return problems
+
+
+def _differs(path: Path, parse, expected, what: str) -> list[str]:
+    """One line when ``path`` is missing, unreadable, or parses to something other than ``expected``.
+
+    Bytes are decoded as they are (no newline translation): a candidate's ``\\r`` is output too.
+    """
+    try:
+        found = parse(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return [f"{path.name}: missing"]
+    except (OSError, ValueError) as e:
+        return [f"{path.name}: cannot be read ({type(e).__name__})"]
+    if found == expected:
+        return []
+    if isinstance(found, dict):  # name the fields that differ
+        keys = sorted(k for k in found.keys() | expected.keys() if found.get(k) != expected.get(k))
+        what += f" ({', '.join(map(str, keys))})"
+    return [f"{path.name}: differs from {what}"]
 
 
 def _digests(root: Path) -> dict[str, str]:

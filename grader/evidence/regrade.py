@@ -3,8 +3,10 @@
 Conditions are taken from ``report.environment`` rather than from the command
 line, so a reviewer cannot regrade under different settings by accident: the
 same exercise (by name, and its content fingerprint must still match), the same
-hypothesis seed, the same sandbox kind (unless overridden, which is noted), and
-the very same submission bytes (checked by sha256 before anything runs).
+hypothesis seed, the same sandbox kind and, in Docker, the same OCI runtime
+(unless overridden, which is noted; a report from before runtimes were recorded
+was graded under runc), and the very same submission bytes (checked by sha256
+before anything runs).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from grader.exercise import EXERCISES_DIR, load_exercise
 from grader.grading import grade, read_submission
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
+from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
 
 
 class SubmissionChanged(UsageError):
@@ -55,8 +59,11 @@ def read_report(path: Path) -> Report:
 
 
 def regrade(report: Report, submission: Path, *, exercise_root: Path | None = None,
-            sandbox: str | None = None) -> RegradeResult:
-    """Grade ``submission`` again as ``report`` was graded; ``exercise_root`` holds exercise folders by name."""
+            sandbox: str | None = None, runtime: str | None = None) -> RegradeResult:
+    """Grade ``submission`` again as ``report`` was graded; ``exercise_root`` holds exercise folders by name.
+
+    ``sandbox`` and ``runtime`` override the recorded sandbox kind and OCI runtime (each noted when it differs).
+    """
     env = report.environment
     if report.audience == "candidate":
         raise UsageError("This report is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
@@ -69,8 +76,12 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
     notes = []
     if kind != env.sandbox:
         notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}")
+    oci = None
+    if kind == "docker":
+        oci, note = _runtime(env.oci_runtime, runtime)
+        notes += note
     new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed, gpus=env.gpus,
-                image=env.image if kind == "docker" else None)
+                image=env.image if kind == "docker" else None, runtime=oci)
     notes += _environment_notes(report, new)
     differences = []
     if exercise.fingerprint != env.exercise_fingerprint:
@@ -79,6 +90,19 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
                            "(checks, probes or limits were edited); outcomes below are under the changed exercise")
     differences += outcome_differences(report, new)
     return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
+
+
+def _runtime(recorded: str | None, override: str | None) -> tuple[str, list[str]]:
+    """The OCI runtime to regrade under: the override, else the recorded one (never ``$GRADER_RUNTIME``).
+
+    A report from before runtimes were recorded was graded under runc.
+    """
+    recorded = recorded or DEFAULT_RUNTIME
+    name = resolve_runtime(override) if override else recorded
+    if name not in RUNTIMES:
+        raise UsageError(f"The report records OCI runtime {name!r}, which this grader does not know.",
+                         hint=f"Pass --runtime with one of {', '.join(RUNTIMES)} (noted in the output).")
+    return name, [f"runtime {name} instead of the recorded {recorded}"] if name != recorded else []
 
 
 def _environment_notes(old: Report, new: Report) -> list[str]:

@@ -81,18 +81,19 @@ class _Stored:
 
 
 def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_root: Path | None = None,
-                  sandbox: str | None = None, jobs: int = 1) -> BatchRegrade:
+                  sandbox: str | None = None, runtime: str | None = None, jobs: int = 1) -> BatchRegrade:
     """Regrade every current graded row of ``out_dir``'s store; rows come back in the store's order.
 
     ``submissions`` is the folder the batch graded (``<candidate>/<exercise>/<file>.py``);
-    the store records each file's path relative to it.
+    the store records each file's path relative to it. ``sandbox`` and ``runtime`` override
+    each report's recorded sandbox kind and OCI runtime, as in :func:`regrade`.
     """
     stored = read_store(out_dir)
     if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
         raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
                          "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox), stored))
+        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime), stored))
     return BatchRegrade(rows)
 
 
@@ -118,7 +119,7 @@ def read_store(out_dir: Path) -> list[_Stored]:
 
 
 def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Path | None,
-         sandbox: str | None) -> RowRegrade:
+         sandbox: str | None, runtime: str | None) -> RowRegrade:
     row = RowRegrade(s.candidate, s.exercise, s.sha256, s.source, Outcome.SKIPPED)
     if not s.current:
         row.outcome, row.problem = Outcome.SUPERSEDED, "a later grading of this candidate's exercise replaced it"
@@ -132,7 +133,7 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
         row.outcome, row.problem = Outcome.MISSING, f"no submission file at {s.source}"
         return row
     try:
-        result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox)
+        result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     except SubmissionChanged as e:  # checked before anything is graded
         row.outcome = Outcome.CHANGED
         row.problem = f"{path} changed since the batch: sha256 {e.actual}, stored {e.recorded}"

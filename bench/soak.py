@@ -3,7 +3,8 @@
 Grades the toy exercise N times in one grader process, cycling through honest
 files (the reference, the stub) and the hostile corpus (tests/hostile/), and
 watches what a long batch would accumulate if anything leaked:
-  - grader containers left on the engine (label grader.managed=1),
+  - grader containers left on the engine (label grader.managed=1, and this run's grader.tag: its
+    own GRADER_TAG, or a new one, so other gradings on the machine are not counted),
   - open file descriptors and resident memory of this process,
   - processes below this one (the warm judge server is expected: one),
   - files left in the temp folder or the data folder, outside --out (the run gets a
@@ -59,7 +60,8 @@ def containers(sandbox: str) -> int:
 
     client = engine.connect(timeout=10)
     try:
-        return len(client.containers.list(all=True, filters={"label": "grader.managed=1"}))
+        labels = ["grader.managed=1", f"grader.tag={os.environ['GRADER_TAG']}"]
+        return len(client.containers.list(all=True, filters={"label": labels}))
     finally:
         client.close()
 
@@ -81,6 +83,7 @@ def main() -> int:
     private_tmp = Path(tempfile.mkdtemp(prefix="grader-soak-tmp-"))
     os.environ["TMPDIR"] = str(private_tmp)
     tempfile.tempdir = str(private_tmp)
+    os.environ.setdefault("GRADER_TAG", f"soak-{os.getpid()}")  # count this run's containers only
 
     from grader.grading import grade
     from grader.practice.datadir import data_dir

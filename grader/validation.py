@@ -14,6 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from grader.exercise import EXERCISES_DIR, REPO_ROOT, Exercise, load_exercise
 from grader.grading import grade
@@ -87,11 +88,48 @@ def _judge(kind: str, report: Report) -> str | None:
     return None
 
 
-def validate_exercise(spec: str | Path | Exercise, *, sandbox: str = "docker", jobs: int = 1,
-                      seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR,
-                      more: bool = False) -> ExerciseValidation:
-    t0 = time.perf_counter()
-    ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
+def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidation:
+    """Grade one exercise's corpus (see :func:`validate_exercises` for the options)."""
+    return next(validate_exercises([spec], **options))
+
+
+def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
+                       seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
+                       runtime: str | None = None) -> Iterator[ExerciseValidation]:
+    """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
+    order as soon as its own files are graded.
+
+    One pool for all, not one per exercise: the last slow gradings of one exercise
+    overlap the first ones of the next instead of leaving workers idle. ``runtime`` is
+    the Docker sandbox's OCI runtime, the same for every file.
+    """
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
+
+    def run(ex: Exercise, kind: str, path: Path | None) -> tuple[Verdict, float, float]:
+        start = time.perf_counter()
+        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime)
+        return Verdict(kind, path or ex.stub, report, _judge(kind, report)), start, time.perf_counter()
+
+    try:
+        planned = []
+        for spec in specs:
+            ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
+            result, items = _plan(ex, solutions_dir, more)
+            planned.append((result, [pool.submit(run, ex, kind, path) for kind, path in items]))
+        for result, futures in planned:
+            graded = [f.result() for f in futures]
+            result.verdicts = [verdict for verdict, _, _ in graded]
+            undocumented = {w for v in result.verdicts for w in v.report.warnings if "has no docstring" in w}
+            result.problems += sorted(undocumented)
+            if graded:  # from its first grading's start to its last one's end
+                result.duration_s = round(max(e for _, _, e in graded) - min(s for _, s, _ in graded), 2)
+            yield result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
+
+
+def _plan(ex: Exercise, solutions_dir: Path, more: bool) -> tuple[ExerciseValidation, list[tuple[str, Path | None]]]:
+    """The files to grade, and problems with the exercise itself found before grading anything."""
     result = ExerciseValidation(ex.name)
     items = corpus(ex, solutions_dir, more=more)
     if not items[0][1].is_file():
@@ -99,18 +137,7 @@ def validate_exercise(spec: str | Path | Exercise, *, sandbox: str = "docker", j
         items = items[1:]
     if not any(kind == "mutant" for kind, _ in items):
         result.problems.append(f"no mutants in {solutions_dir / ex.name / 'mutants'}")
-
-    def run(item):
-        kind, path = item
-        report = grade(ex, path, sandbox=sandbox, seed=seed)
-        return Verdict(kind, path or ex.stub, report, _judge(kind, report))
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each grading is its own process
-        result.verdicts = list(pool.map(run, items))
-    undocumented = {w for v in result.verdicts for w in v.report.warnings if "has no docstring" in w}
-    result.problems += sorted(undocumented)
-    result.duration_s = round(time.perf_counter() - t0, 2)
-    return result
+    return result, items
 
 
 def all_exercise_names() -> list[str]:

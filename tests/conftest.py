@@ -7,6 +7,7 @@ failure, never a quiet skip.
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,35 @@ pytest_plugins = ["pytester"]
 def _private_data_dir(tmp_path_factory, monkeypatch):
     """Every test gets its own practice data folder: none reads or writes the user's real history."""
     monkeypatch.setenv("GRADER_DATA_DIR", str(tmp_path_factory.mktemp("grader-data")))
+
+
+@pytest.fixture(autouse=True)
+def container_tag(monkeypatch) -> str:
+    """Every test's sandbox containers carry their own ``grader.tag`` label, so a test can tell its
+    containers from those of a test running beside it on another xdist worker."""
+    tag = f"test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("GRADER_TAG", tag)
+    return tag
+
+
+def tagged_containers(client, tag: str) -> set[str]:
+    """Ids of the grader containers, running or not, that carry ``tag``."""
+    return {c.id for c in client.containers.list(all=True, filters={"label": ["grader.managed=1",
+                                                                              f"grader.tag={tag}"]})}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """On an xdist worker, a test holds the suite's engine lock from setup to teardown (tests/exclusive.py).
+
+    Only the worker itself: a pytest that a test starts inside it is not part of the run."""
+    if not hasattr(item.config, "workerinput"):
+        yield
+        return
+    from tests.exclusive import held_for
+
+    with held_for(item):
+        yield
 
 
 def _unavailable(reason: str):
@@ -72,9 +102,8 @@ def toy():
 
 
 @pytest.fixture
-def no_leftover_containers(docker_client):
-    """Asserts a test leaves no grader container behind."""
-    before = {c.id for c in docker_client.containers.list(all=True, filters={"label": "grader.managed=1"})}
+def no_leftover_containers(docker_client, container_tag):
+    """Asserts a test leaves none of its grader containers behind (those carrying its tag)."""
     yield
-    after = {c.id for c in docker_client.containers.list(all=True, filters={"label": "grader.managed=1"})}
-    assert after <= before, f"containers left behind: {sorted(after - before)}"
+    left = tagged_containers(docker_client, container_tag)
+    assert not left, f"containers left behind: {sorted(left)}"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from tests.conftest import REPO, TOY
+from tests.conftest import REPO, TOY, tagged_containers
 from tests.proc import descendants, still_alive_after
 
 SOLUTIONS = REPO / "tests" / "fixtures" / "toy_solutions" / "toy"
@@ -94,9 +94,8 @@ def test_no_engine_is_not_graded_before_anything_runs(tmp_path, monkeypatch):
 
 
 @pytest.mark.docker
-def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_once(tmp_path, docker_client):
+def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_once(tmp_path, docker_client, container_tag):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
-    before = _containers(docker_client)
     argv, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.DEVNULL)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -111,7 +110,7 @@ def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_on
     with sqlite3.connect(out / "grader.sqlite") as db:
         keys = db.execute("SELECT candidate, COUNT(*) FROM gradings WHERE status='graded' GROUP BY candidate").fetchall()
     assert sorted(keys) == [("ann", 1), ("ben", 1), ("cat", 1), ("dee", 1)]
-    assert _gone_soon(docker_client, before), "containers left behind"
+    assert _gone_soon(docker_client, container_tag), "containers left behind"
 
 
 def _batch_with_one_result_stored(subs: Path, out: Path, **popen):
@@ -126,16 +125,10 @@ def _batch_with_one_result_stored(subs: Path, out: Path, **popen):
     return argv, proc, descendants(proc.pid)
 
 
-def _containers(client) -> set[str]:
-    from grader.sandbox.docker_backend import LABEL
-
-    return {c.id for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
-
-
-def _gone_soon(client, before: set[str], seconds: float = 15) -> bool:
-    """No grader container but those that existed before, within ``seconds`` (removal is asynchronous)."""
+def _gone_soon(client, tag: str, seconds: float = 15) -> bool:
+    """No grader container of this test's (its tag) within ``seconds`` (removal is asynchronous)."""
     deadline = time.monotonic() + seconds
-    while _containers(client) - before:
+    while tagged_containers(client, tag):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.5)
@@ -151,9 +144,8 @@ def _stored(out: Path) -> int:
 
 
 @pytest.mark.docker
-def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(tmp_path, docker_client):
+def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(tmp_path, docker_client, container_tag):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
-    before = _containers(docker_client)
     _, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.PIPE, text=True)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -161,5 +153,5 @@ def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(
     assert "interrupted" in err and "Run the same command again" in " ".join(err.split())
     # the server sees its pipe close as the batch exits
     assert not still_alive_after(started), "a judge or the judge server outlived the interrupted batch"
-    assert _gone_soon(docker_client, before), "containers left behind"
+    assert _gone_soon(docker_client, container_tag), "containers left behind"
     assert _stored(out) >= 1

@@ -30,6 +30,13 @@ def test_lockdown_defaults():
     assert "device_requests" not in k
 
 
+def test_a_tag_names_the_runs_containers_and_is_absent_unless_set(monkeypatch):
+    monkeypatch.setenv("GRADER_TAG", "spring-panel")
+    assert kwargs()["labels"]["grader.tag"] == "spring-panel"
+    monkeypatch.delenv("GRADER_TAG")
+    assert "grader.tag" not in kwargs()["labels"]
+
+
 def test_pid1_bounds_the_container_lifetime_and_worker_args():
     cmd = kwargs()["command"]
     assert cmd[:4] == ["timeout", "-s", "KILL", "160"]

@@ -111,6 +111,28 @@ def test_broken_checks_mean_not_graded(tmp_path):
 
 
 @pytest.mark.docker
+def test_a_docker_report_records_everything_a_regrade_needs(docker_client):
+    """Issue 7's list: submission sha256, exercise version and content hash, image id, OCI runtime,
+    torch version, limits, hypothesis seed and grader version, each the real value."""
+    import hashlib
+
+    from grader import __version__
+    from grader.exercise import load_exercise
+    from grader.sandbox import image
+
+    ex = load_exercise(TOY)
+    report = grade(ex, TOY / "solution.py", sandbox="docker", runtime="runc")
+    env = report.environment
+    assert report.graded and env.sandbox == "docker" and env.oci_runtime == "runc"
+    assert env.submission_sha256 == hashlib.sha256((TOY / "solution.py").read_bytes()).hexdigest()
+    assert (env.exercise_version, env.exercise_fingerprint) == (ex.version, ex.fingerprint)
+    assert env.image_id == image.find_runtime_image(docker_client).id
+    assert env.torch_version.split("+")[0] == "2.13.0"
+    assert env.limits == ex.limits.model_dump() and env.hypothesis_seed == ex.config.checks.seed
+    assert env.grader_version == __version__
+
+
+@pytest.mark.docker
 def test_missing_image_means_not_graded_never_zero(docker_client):
     report = grade(TOY, TOY / "solution.py", sandbox="docker", image="grader-runtime:does-not-exist")
     assert not report.graded and "not built" in report.not_graded_reason and report.checks == []

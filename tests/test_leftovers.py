@@ -29,6 +29,7 @@ def test_without_an_engine_nothing_is_said_and_nothing_fails(monkeypatch, tmp_pa
 
 
 @pytest.mark.docker
+@pytest.mark.exclusive  # any grading's reaper would remove the planted container: none may run meanwhile
 def test_submit_removes_a_dead_gradings_container_and_says_so(docker_client, no_leftover_containers):
     from grader.sandbox import image
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from grader.cli import main
+from grader import validation
 from grader.validation import corpus, validate_exercise
 from grader.exercise import load_exercise
 
@@ -76,8 +77,85 @@ def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):
                         max_score=1, visibility="hidden", message="x")
     report = Report(exercise="toy", graded=True, checks=[check], score=0, max_score=1)
     fake = ExerciseValidation("toy", [Verdict("mutant", Path("m[1].py"), report, "lost [red]all[/red]")])
-    monkeypatch.setattr(validation, "validate_exercise", lambda *a, **k: fake)
+    monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: iter([fake]))
     r = CliRunner().invoke(main, ["validate", "toy", "--sandbox", "local"], env={"COLUMNS": "200"})
     assert r.exit_code == 4, r.output
     for text in ("Rows [0, 1] are [bold]zero[/bold]", "m[1].py", "lost [red]all[/red]"):
         assert text in r.output
+
+
+def test_one_pool_serves_several_exercises_and_each_result_comes_back_in_order(tmp_path):
+    """Two exercises' corpora share the pool; each result holds its own verdicts only."""
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, solutions)
+    other = tmp_path / "exercises" / "toy2"
+    shutil.copytree(TOY, other)
+    toml = other / "exercise.toml"
+    toml.write_text(toml.read_text().replace('name = "toy"', 'name = "toy2"'))
+    shutil.copytree(solutions / "toy", solutions / "toy2")
+    (solutions / "toy2" / "variants" / "loop.py").unlink()
+    results = list(validation.validate_exercises([other, TOY], sandbox="local", jobs=2, solutions_dir=solutions))
+    assert [r.exercise for r in results] == ["toy2", "toy"]
+    assert all(r.ok for r in results), [(v.path.name, v.problem) for r in results for v in r.verdicts]
+    assert [len(r.verdicts) for r in results] == [len(corpus(load_exercise(TOY), SOLUTIONS)) - 1,
+                                                  len(corpus(load_exercise(TOY), SOLUTIONS))]
+    assert all(r.duration_s > 0 for r in results)
+
+
+def test_the_runtime_reaches_every_grading_and_each_report_records_it(monkeypatch):
+    """Every file of the corpus is graded under the one runtime asked for (grade() stands in: no Docker)."""
+    from grader import validation
+    from grader.reports.model import Environment, Report
+
+    seen = []
+
+    def fake_grade(ex, path, **kw):
+        seen.append(kw["runtime"])
+        return Report(exercise=ex.name, graded=True, environment=Environment(oci_runtime=kw["runtime"]))
+
+    monkeypatch.setattr(validation, "grade", fake_grade)
+    result = validate_exercise(TOY, sandbox="docker", solutions_dir=SOLUTIONS, runtime="runsc")
+    assert seen == ["runsc"] * len(corpus(load_exercise(TOY), SOLUTIONS))
+    assert {v.report.environment.oci_runtime for v in result.verdicts} == {"runsc"}
+
+
+def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
+    from grader import validation
+    from grader.sandbox import engine
+
+    class Client:  # an engine that knows runc alone
+        def info(self):
+            return {"Runtimes": {"runc": {}}}
+
+    graded = []
+    monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
+    monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: graded.append(k) or iter([]))
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--runtime", "runsc"], env={"COLUMNS": "200"})
+    assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
+    assert graded == []
+
+
+def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
+    """Resolved once, from $GRADER_RUNTIME when --runtime is absent; the local sandbox has none."""
+    from grader import validation
+    from grader.cli import leftovers
+    from grader.sandbox import engine
+
+    class Client:
+        def info(self):
+            return {"Runtimes": {"runc": {}, "runsc": {}}}
+
+    calls = []
+    monkeypatch.setenv("GRADER_RUNTIME", "runsc")
+    monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
+    monkeypatch.setattr(leftovers, "reap_leftovers", lambda console: 0)
+
+    def fake_validate(names, **k):
+        calls.append(k["runtime"])
+        return iter([validation.ExerciseValidation(str(name)) for name in names])
+
+    monkeypatch.setattr(validation, "validate_exercises", fake_validate)
+    for sandbox in ("docker", "local"):
+        r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", sandbox])
+        assert r.exit_code == 0, r.output
+    assert calls == ["runsc", None]

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INVALID
+from grader.sandbox.oci_runtime import RUNTIMES
 
 
 @click.command("validate")
@@ -19,7 +20,10 @@ from grader.errors import EXIT_INFRA, EXIT_INVALID
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
+@click.option("--runtime", type=click.Choice(RUNTIMES), default=None,
+              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
+                   "Default: $GRADER_RUNTIME, else runc. Recorded in each report.")
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -30,17 +34,22 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more):
     from rich.markup import escape
     from rich.table import Table
 
-    from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercise
+    from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercises
 
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
+        from grader.sandbox import engine
+        from grader.sandbox.oci_runtime import require_runtime, resolve_runtime
 
+        runtime = resolve_runtime(runtime)  # once, and checked before any grading
+        require_runtime(engine.connect(timeout=10), runtime)
         reap_leftovers(console)
+    else:
+        runtime = None
     results = []
-    for name in exercises or all_exercise_names():
-        result = validate_exercise(name, sandbox=sandbox, jobs=jobs, seed=seed,
-                                   solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more)
+    for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
+                                     solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime):
         results.append(result)
         table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")

@@ -24,13 +24,22 @@ LABEL = "grader.managed"
 _STREAM_HEADER = struct.Struct(">BxxxI")
 
 
+#: Set it (a batch's name, a CI job) and every sandbox container carries it as the label ``grader.tag``:
+#: ``docker ps --filter label=grader.tag=NAME`` then lists that run's sandboxes and no one else's.
+TAG_ENV = "GRADER_TAG"
+
+
 def labels_for(grading_id: str) -> dict[str, str]:
-    return {
+    """The labels that let a reaper tell whose container this is and whether its owner still lives."""
+    labels = {
         LABEL: "1",
         "grader.grading": grading_id,
         "grader.owner_host": socket.gethostname(),
         "grader.owner_pid": str(os.getpid()),
     }
+    if os.environ.get(TAG_ENV):
+        labels["grader.tag"] = os.environ[TAG_ENV]
+    return labels
 
 
 def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,

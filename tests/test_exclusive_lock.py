@@ -44,3 +44,44 @@ def test_a_waiting_exclusive_holder_is_not_starved_by_new_shared_ones(tmp_path):
     leave_x.set()
     assert in_c.wait(5)
     leave_c.set()
+
+
+SPANS_TEST = '''
+import json, os, time
+import pytest
+
+def _span(name):
+    start = time.monotonic()
+    time.sleep(0.5)
+    with open(os.environ["SPANS"], "a") as f:
+        f.write(json.dumps([name, start, time.monotonic()]) + "\\n")
+
+@pytest.mark.exclusive
+def test_alone():  # first, so the other worker is busy with shared tests when it starts
+    _span("alone")
+
+@pytest.mark.parametrize("i", range(6))
+def test_shared(i):
+    _span(f"shared{i}")
+'''
+
+
+def test_under_xdist_an_exclusive_test_overlaps_no_other(pytester, monkeypatch, tmp_path):
+    """The suite's own conftest hook, in a two-worker run: shared tests overlap, the exclusive one is alone."""
+    import json
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", str(repo))  # the hook imports tests.exclusive
+    monkeypatch.setenv("SPANS", str(tmp_path / "spans.jsonl"))
+    pytester.makeconftest((repo / "tests" / "conftest.py").read_text())
+    pytester.makeini("[pytest]\nmarkers =\n    exclusive: runs alone\n")
+    pytester.makepyfile(test_spans=SPANS_TEST)
+    pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    lines = (tmp_path / "spans.jsonl").read_text().splitlines()
+    spans = {name: (start, end) for name, start, end in map(json.loads, lines)}
+    alone = spans.pop("alone")
+    overlapping = [n for n, (s, e) in spans.items() if s < alone[1] and alone[0] < e]
+    assert not overlapping, f"ran beside the exclusive test: {overlapping}"
+    pairs = [(a, b) for a in spans for b in spans if a < b and spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]]
+    assert pairs, "no two shared tests overlapped: the run was not parallel, so it proved nothing"

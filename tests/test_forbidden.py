@@ -51,3 +51,52 @@ def test_no_false_alarms(source):
 def test_anything_inside_a_forbidden_package_is_a_hit(source):
     hits = scan(source, ["torch.distributed.algorithms"], filename="ddp_step.py")
     assert [h.api for h in hits] == ["torch.distributed.algorithms"]
+
+
+def test_scanning_in_many_threads_at_once_never_fails():
+    """Batch and validate scan in threads. Without the parse lock, CPython 3.11 raised a spurious
+    "AST constructor recursion depth mismatch" SystemError here (garbage collection under a short
+    switch interval lets another thread in mid-parse); with it, every scan gives the same hits."""
+    import gc
+    import sys
+    import threading
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parent.parent / "grader" / "judge" / "plugin.py").read_text()
+    source += "\nimport torch.nn.functional as F\nF.scaled_dot_product_attention(q, k, v)\n"
+    expected = [(h.api, h.where) for h in scan(source, ["torch.nn.functional.scaled_dot_product_attention"],
+                                                filename="s.py")]
+    assert expected, "the source must have a hit, or equal results would prove little"
+
+    class Cycle:  # freed only by the cyclic collector, which then runs __del__ mid-parse
+        def __del__(self):
+            pass
+
+    failures, results = [], []
+
+    def work():
+        for _ in range(40):
+            junk = [Cycle() for _ in range(50)]
+            for j in junk:
+                j.me = j
+            del junk
+            try:
+                hits = scan(source, ["torch.nn.functional.scaled_dot_product_attention"], filename="s.py")
+                results.append([(h.api, h.where) for h in hits])
+            except SystemError as e:
+                failures.append(str(e))
+
+    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    sys.setswitchinterval(1e-6)
+    gc.set_threshold(5, 1, 1)
+    try:
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+        gc.set_threshold(*thresholds)
+    assert not failures, failures[:3]
+    assert len(results) == 160 and all(r == expected for r in results)

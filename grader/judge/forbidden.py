@@ -13,9 +13,16 @@ name under ``torch``), and ``getattr(x, "name")`` / ``importlib`` strings.
 from __future__ import annotations
 
 import ast
+import threading
 
 from grader.reports.model import ForbiddenHit
 
+
+#: CPython 3.11 keeps one AST-construction depth counter per interpreter: ``ast.parse`` in several
+#: threads at once (batch and validate grade in threads) can fail with a spurious "AST constructor
+#: recursion depth mismatch" SystemError when a garbage collection lets another thread in mid-parse
+#: (seen here; python/cpython#106905 is a relative). Parsing one file takes a millisecond: one at a time.
+_PARSE_LOCK = threading.Lock()
 
 #: Calls whose string arguments name an attribute or a module to fetch.
 _NAME_TAKING = {"getattr", "import_module", "__import__", "attrgetter", "eval", "exec"}
@@ -112,7 +119,8 @@ def scan(source: str, apis: list[str], *, filename: str) -> list[ForbiddenHit]:
     if not apis:
         return []
     try:
-        tree = ast.parse(source, filename=filename)
+        with _PARSE_LOCK:
+            tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
         return []
     scanner = _Scanner(apis, filename)

@@ -130,6 +130,22 @@ def close_enough(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor, 
     return bool((got - want).norm() <= rel * scale_of.norm() + ABS)
 
 
+def check_autocast_events(calls: list, dtype: str, *, where: str = "", autocast: str = "autocast") -> None:
+    """Each call ran the forward and the loss once under ``autocast`` with ``dtype``, and
+    optimizer.step() once with autocast off. ``where`` prefixes the message ("on CUDA, ")."""
+    for i, call in enumerate(calls):
+        events = call["events"]
+        for kind in ("forward", "loss"):
+            seen = [e for e in events if e.startswith(kind + ":")]
+            if seen != [f"{kind}:{dtype}"]:
+                raise AssertionError(f"{where}step {i}: the {kind} ran as {seen or 'never'}; expected once, under "
+                                     f"{autocast} with dtype {dtype} (events: {events})")
+        steps = [e for e in events if e.startswith("step:")]
+        if steps != ["step:off"]:
+            raise AssertionError(f"{where}step {i}: optimizer.step() ran as {steps or 'never'}; expected once, "
+                                 f"with autocast off (events: {events})")
+
+
 def check_params(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
     """Parameters after each call: float32, and within ``rel`` (bfloat16's REL, float16's REL_FP16) of
     the float32 reference, measured against how far the reference moved from the start."""

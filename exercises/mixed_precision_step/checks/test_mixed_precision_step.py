@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from _mixed_precision_step_helpers import (
     PARAMS,
     Case,
+    check_autocast_events,
     check_params,
     check_returned,
     check_step_grads,
@@ -72,18 +73,7 @@ def test_master_weights_stay_float32(sandbox):
 )
 def test_autocast_covers_forward_and_loss_only(sandbox):
     """Autocast (bfloat16) covers the forward pass and the loss, not the optimizer step"""
-    calls = Case(seed=4, steps=2).call(sandbox)
-    for i, call in enumerate(calls):
-        events = call["events"]
-        for kind in ("forward", "loss"):
-            seen = [e for e in events if e.startswith(kind + ":")]
-            if seen != [f"{kind}:bfloat16"]:
-                raise AssertionError(f"step {i}: the {kind} ran as {seen or 'never'}; expected once, under "
-                                     f"autocast with dtype bfloat16 (events: {events})")
-        steps = [e for e in events if e.startswith("step:")]
-        if steps != ["step:off"]:
-            raise AssertionError(f"step {i}: optimizer.step() ran as {steps or 'never'}; expected once, with "
-                                 f"autocast off (events: {events})")
+    check_autocast_events(Case(seed=4, steps=2).call(sandbox), "bfloat16")
 
 
 @pytest.mark.points(3)

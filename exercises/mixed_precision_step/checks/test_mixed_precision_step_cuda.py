@@ -16,6 +16,7 @@ from _mixed_precision_step_helpers import (
     PARAMS,
     REL_FP16,
     Case,
+    check_autocast_events,
     check_params,
     check_returned,
     check_step_grads,
@@ -45,16 +46,8 @@ def test_cuda_step_float16_matches_float32(sandbox):
     """On CUDA: float16 autocast over forward and loss only, float32 master weights on the GPU, steps match float32"""
     case = Case(seed=21, steps=3, momentum=0.9, max_grad_norm=0.5)
     calls = _check_all_cuda(sandbox, case)
+    check_autocast_events(calls, "float16", where="on CUDA, ", autocast="autocast('cuda')")
     for i, call in enumerate(calls):
-        events = call["events"]
-        for kind in ("forward", "loss"):
-            seen = [e for e in events if e.startswith(kind + ":")]
-            if seen != [f"{kind}:float16"]:
-                raise AssertionError(f"on CUDA, step {i}: the {kind} ran as {seen or 'never'}; expected once, "
-                                     f"under autocast('cuda') with dtype float16 (events: {events})")
-        if [e for e in events if e.startswith("step:")] != ["step:off"]:
-            raise AssertionError(f"on CUDA, step {i}: optimizer.step() must run once, outside autocast "
-                                 f"(events: {events})")
         for name, p in call["params"].items():
             if p.dtype != torch.float32:
                 raise AssertionError(f"on CUDA, after step {i}, parameter {name} is {p.dtype}; "

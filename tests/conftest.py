@@ -102,6 +102,28 @@ def toy():
 
 
 @pytest.fixture
+def plant_container(docker_client):
+    """Create (not start) a grader-labelled container as a grading owned by ``owner_pid`` would have;
+    every one planted is removed when the test ends, whatever reaped it or not."""
+    from grader.sandbox import image
+    from grader.sandbox.docker_backend import labels_for
+
+    planted = []
+
+    def plant(grading_id: str, owner_pid: int):
+        labels = dict(labels_for(grading_id), **{"grader.owner_pid": str(owner_pid)})
+        planted.append(docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=labels))
+        return planted[-1]
+
+    yield plant
+    for container in planted:
+        try:
+            container.remove(force=True)
+        except Exception:
+            pass  # already reaped: what most tests want
+
+
+@pytest.fixture
 def no_leftover_containers(docker_client, container_tag):
     """Asserts a test leaves none of its grader containers behind (those carrying its tag)."""
     yield

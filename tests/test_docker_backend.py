@@ -1,5 +1,6 @@
 """The container's lock-down, decided by a pure function, then seen in a real engine."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ from grader.exercise import Limits
 from grader.sandbox.docker_backend import LABEL, container_kwargs, reap
 from grader.sandbox.gpu import GpuRequest
 from grader.sandbox.staging import Staged
+from tests.conftest import tagged_containers
 
 
 def kwargs(**over):
@@ -68,27 +70,14 @@ def test_engine_applies_the_lockdown(docker_client, tmp_path):
 
 
 @pytest.mark.docker
-def test_reap_removes_containers_of_a_dead_owner(docker_client):
-    from grader.sandbox import image
-
-    labels = {LABEL: "1", "grader.grading": "orphan", "grader.owner_pid": "999999999",
-              "grader.owner_host": __import__("socket").gethostname()}
-    alive = dict(labels, **{"grader.grading": "alive", "grader.owner_pid": str(__import__("os").getpid())})
-    orphan = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=labels)
-    mine = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=alive)
-    try:
-        reap(docker_client)
-        names = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
-        assert orphan.id not in names and mine.id in names
-        reap(docker_client, grading_id="alive")
-        names = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
-        assert mine.id not in names
-    finally:
-        for c in (orphan, mine):
-            try:
-                c.remove(force=True)
-            except Exception:
-                pass
+def test_reap_removes_containers_of_a_dead_owner(docker_client, plant_container, container_tag):
+    orphan = plant_container("orphan", owner_pid=999999999)
+    mine = plant_container("alive", owner_pid=os.getpid())
+    reap(docker_client)
+    names = tagged_containers(docker_client, container_tag)
+    assert orphan.id not in names and mine.id in names
+    reap(docker_client, grading_id="alive")
+    assert mine.id not in tagged_containers(docker_client, container_tag)
 
 
 @pytest.mark.gpu

@@ -1,7 +1,6 @@
 """A command that uses Docker first removes containers of gradings that are gone, and says how many."""
 
 import os
-import socket
 from pathlib import Path
 
 import pytest
@@ -9,7 +8,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.cli.leftovers import reap_leftovers
-from grader.sandbox.docker_backend import LABEL
+from tests.conftest import tagged_containers
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 
@@ -30,24 +29,13 @@ def test_without_an_engine_nothing_is_said_and_nothing_fails(monkeypatch, tmp_pa
 
 @pytest.mark.docker
 @pytest.mark.exclusive  # any grading's reaper would remove the planted container: none may run meanwhile
-def test_submit_removes_a_dead_gradings_container_and_says_so(docker_client, no_leftover_containers):
-    from grader.sandbox import image
-
-    dead = {LABEL: "1", "grader.grading": "crashed", "grader.owner_pid": "999999999",
-            "grader.owner_host": socket.gethostname()}
-    live = dict(dead, **{"grader.grading": "running", "grader.owner_pid": str(os.getpid())})
-    orphan = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=dead)
-    running = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=live)
-    try:
-        r = CliRunner().invoke(main, ["submit", str(TOY), str(TOY / "solution.py"), "--sandbox", "docker",
-                                      "--no-history"])
-        assert r.exit_code == 0, r.output
-        assert "removed 1 sandbox container left by gradings that are gone" in r.output
-        ids = {c.id for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL}=1"})}
-        assert orphan.id not in ids and running.id in ids  # a live owner's container is left alone
-    finally:
-        for c in (orphan, running):
-            try:
-                c.remove(force=True)
-            except Exception:
-                pass
+def test_submit_removes_a_dead_gradings_container_and_says_so(docker_client, no_leftover_containers,
+                                                             plant_container, container_tag):
+    orphan = plant_container("crashed", owner_pid=999999999)
+    running = plant_container("running", owner_pid=os.getpid())
+    r = CliRunner().invoke(main, ["submit", str(TOY), str(TOY / "solution.py"), "--sandbox", "docker",
+                                  "--no-history"])
+    assert r.exit_code == 0, r.output
+    assert "removed 1 sandbox container left by gradings that are gone" in r.output
+    ids = tagged_containers(docker_client, container_tag)
+    assert orphan.id not in ids and running.id in ids  # a live owner's container is left alone

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, InfraError, UsageError
-from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
+from grader.cli.options import runtime_option
+from grader.sandbox.oci_runtime import resolve_runtime
 
 EXIT_INTERRUPTED = 130
 
@@ -29,9 +30,7 @@ EXIT_INTERRUPTED = 130
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
               help="Extra tries for a grading the infrastructure failed.")
 @click.option("--seed", type=int, help="Hypothesis seed for every grading (default: each exercise's).")
-@click.option("--runtime", type=click.Choice(RUNTIMES), default=None,
-              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
-                   "Default: $GRADER_RUNTIME, else runc. Recorded in each report; results are kept per runtime.")
+@runtime_option("Recorded in each report; results are kept per runtime.")
 @click.option("--exercise-root", type=click.Path(path_type=Path, file_okay=False),
               help="Folder of exercise folders (default: the grader's own exercises/).")
 def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from grader.cli.options import runtime_option
 from grader.errors import EXIT_INFRA
 
 SANDBOXES = ("auto", "docker", "local")
@@ -32,9 +33,7 @@ SANDBOXES = ("auto", "docker", "local")
 @click.option("--audience", type=click.Choice(["candidate", "panel"]), default="candidate", show_default=True,
               help="candidate: hidden checks show name, points and status only (the JSON too); panel: everything.")
 @click.option("--no-history", is_flag=True, help="Do not remember this attempt in `grader history`.")
-@click.option("--runtime", type=click.Choice(["runc", "runsc"]), default=None,
-              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
-                   "Default: $GRADER_RUNTIME, else runc. Recorded in the report.")
+@runtime_option("Recorded in the report.")
 @click.option("--bundle", "bundle_dir", type=click.Path(path_type=Path),
               help="Also write a grading bundle (submission, full report, output, environment, SHA256SUMS) here.")
 def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history, runtime,

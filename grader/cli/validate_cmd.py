@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INVALID
-from grader.sandbox.oci_runtime import RUNTIMES
+from grader.cli.options import runtime_option
 
 
 @click.command("validate")
@@ -20,9 +20,7 @@ from grader.sandbox.oci_runtime import RUNTIMES
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
-@click.option("--runtime", type=click.Choice(RUNTIMES), default=None,
-              help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
-                   "Default: $GRADER_RUNTIME, else runc. Recorded in each report.")
+@runtime_option()
 def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
     """Check that every exercise (all by default) proves what it must.
 

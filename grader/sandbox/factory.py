@@ -57,5 +57,5 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
                                                  grading_id=grading_id, gpu=gpu, runtime=oci)
         start = docker_backend.docker_starter(client, kwargs)
-        info = {"sandbox": "docker", "image": name, "image_id": found.id, "runtime": oci}
+        info = {"sandbox": "docker", "image": name, "image_id": found.id}
     return Sandbox(start, call_timeout_s=limits.call_timeout_s), info

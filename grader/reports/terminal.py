@@ -3,13 +3,11 @@
 Fits 80 columns and reads without colour (``NO_COLOR``): every status is a symbol
 and a word, never a colour alone. Untrusted text (messages, candidate output) is
 only ever passed as :class:`rich.text.Text`, never as markup, and terminal control
-characters are shown escaped, so a candidate cannot restyle or clear the panel's
+and bidi characters are shown escaped (``grader.untrusted.shown``), so a candidate cannot restyle or clear the panel's
 terminal.
 """
 
 from __future__ import annotations
-
-import re
 
 from rich import box
 from rich.console import Console, Group
@@ -20,6 +18,7 @@ from rich.text import Text
 
 from grader.reports.model import Report
 from grader.reports.render import Audience, CheckView, ScorecardView, scorecard_view, short_hash
+from grader.untrusted import shown
 
 #: Lines of a check's output and of its details shown here; the HTML report has it all.
 OUTPUT_LINES = 20
@@ -39,14 +38,6 @@ _GLYPHS = {
 }
 _HALF = {("1", "1"): "█", ("1", "0"): "▀", ("0", "1"): "▄", ("0", "0"): " "}
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str | None) -> str:
-    """Untrusted text with terminal control characters (ESC, CR, ...) shown as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text or "")
-
-
 def big_text(text: str) -> list[str]:
     """``text`` (digits, ``/``, ``.``, spaces) as three lines of block characters."""
     rows = ["".join(_GLYPHS[ch][r] + "0" for ch in text) for r in range(5)] + ["0" * (4 * len(text))]
@@ -61,8 +52,8 @@ def _status(c: CheckView) -> Text:
 
 
 def _header(v: ScorecardView, width: int) -> Panel:
-    title = Text(clean(v.title), style="bold")
-    title.append(f"  ({clean(v.exercise)})", style="dim")
+    title = Text(shown(v.title), style="bold")
+    title.append(f"  ({shown(v.exercise)})", style="dim")
     parts: list = [title, ""]
     if v.graded:
         score = f"{v.score} / {v.max_score}"
@@ -81,7 +72,7 @@ def _header(v: ScorecardView, width: int) -> Panel:
         border = "green" if v.percent == 100 else "blue"
     else:
         parts.append(Text("NOT GRADED — rerun", style="bold red"))
-        parts.append(Text(f"Reason: {clean(v.not_graded_reason)}", style="red"))
+        parts.append(Text(f"Reason: {shown(v.not_graded_reason)}", style="red"))
         parts.append(Text("Nothing was scored: this is not a zero.", style="dim"))
         border = "red"
     if v.hidden_summary:
@@ -103,13 +94,13 @@ def _checks_table(v: ScorecardView) -> Table:
     table.add_column("Points", justify="right", no_wrap=True)
     table.add_column("Message", ratio=4, overflow="fold")
     for c in v.checks:
-        name = Text(clean(c.name))
+        name = Text(shown(c.name))
         if c.hidden:
             name.append(" (hidden)", style="dim")
         if c.redacted:
             message = Text("details withheld", style="dim italic")
         else:
-            summary = clean(c.summary)
+            summary = shown(c.summary)
             if len(summary) > MESSAGE_CHARS:
                 summary = summary[: MESSAGE_CHARS - 1] + "…"
             message = Text(summary)
@@ -121,7 +112,7 @@ def _checks_table(v: ScorecardView) -> Table:
 
 def _capped(text: str, lines: int, *, tail: bool) -> Text:
     """At most ``lines`` lines of ``text`` (the last ones when ``tail``), saying how many were left out."""
-    all_lines = clean(text).rstrip("\n").split("\n")
+    all_lines = shown(text).rstrip("\n").split("\n")
     if len(all_lines) <= lines:
         return Text("\n".join(all_lines))
     kept = all_lines[-lines:] if tail else all_lines[:lines]
@@ -132,14 +123,14 @@ def _capped(text: str, lines: int, *, tail: bool) -> Text:
 
 def _problem(c: CheckView, *, graded: bool) -> Group:
     heading = _status(c)
-    heading.append(f"  {clean(c.name)}", style="bold")
+    heading.append(f"  {shown(c.name)}", style="bold")
     if c.hidden:
         heading.append(" (hidden)", style="dim")
     if graded:
         heading.append(f"  {c.points}")
     parts: list = [heading]
     if c.message:
-        parts.append(Text(clean(c.message)))
+        parts.append(Text(shown(c.message)))
 
     def block(label: str, body: Text) -> None:
         parts.append(Text(label, style="bold dim"))
@@ -148,7 +139,7 @@ def _problem(c: CheckView, *, graded: bool) -> Group:
     if c.counterexample:
         block("Counterexample:", _capped(c.counterexample, OUTPUT_LINES, tail=False))
     if c.hint:
-        parts.append(Text.assemble(("Hint: ", "bold cyan"), clean(c.hint)))
+        parts.append(Text.assemble(("Hint: ", "bold cyan"), shown(c.hint)))
     if c.details:
         block("Details (end):", _capped(c.details, DETAIL_LINES, tail=True))
     if c.output:
@@ -164,8 +155,8 @@ def _forbidden(v: ScorecardView) -> Group:
         by_api.setdefault(h.api, []).append(f"{h.how}: {h.where}")
     parts: list = [Text("Forbidden APIs used", style="bold red")]
     for api, hits in by_api.items():
-        parts.append(Text.assemble(("✗ ", "red"), (clean(api), "bold")))
-        parts += [Text(f"    {clean(hit)}", overflow="fold") for hit in hits]
+        parts.append(Text.assemble(("✗ ", "red"), (shown(api), "bold")))
+        parts += [Text(f"    {shown(hit)}", overflow="fold") for hit in hits]
     return Group(*parts, "")
 
 
@@ -180,7 +171,7 @@ def _footer(report: Report, v: ScorecardView) -> Text:
         ("seed", str(e.hypothesis_seed)),
         ("took", v.duration),
     ]
-    return Text(" · ".join(f"{k} {clean(val)}" for k, val in items if val), style="dim")
+    return Text(" · ".join(f"{k} {shown(val)}" for k, val in items if val), style="dim")
 
 
 def render_terminal(report: Report, console: Console, *, audience: Audience = "panel") -> None:
@@ -197,6 +188,6 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
     if v.forbidden:
         console.print(_forbidden(v), width=width)
     for w in v.warnings:
-        console.print(Text.assemble(("warning: ", "bold yellow"), clean(w)), width=width)
+        console.print(Text.assemble(("warning: ", "bold yellow"), shown(w)), width=width)
     console.print(Rule(style="dim"), width=width)
     console.print(_footer(report, v), width=width)

@@ -1,0 +1,37 @@
+"""One way to show text that came from outside: a submission, a folder, a report, a sums file.
+
+Such text may hold terminal control sequences (ESC ``[2J``, a carriage return that
+overwrites a line, a bell) or Unicode bidi controls that make a terminal or a page
+show characters in another order than they are stored ("Trojan Source"). Every line
+the grader prints with a name, a path or a message from outside goes through
+:func:`shown`, which makes those characters visible as escapes instead of obeying
+them; HTML pages get the same through Jinja2's ``shown`` filter on top of autoescape.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 and C1 control characters except tab and newline, and DEL.
+_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+#: Bidi embeddings, overrides and isolates, the implicit marks, and the zero-width and
+#: line/paragraph separators that change how a line reads without showing themselves.
+_INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = re.compile(f"[{_CONTROL}{_INVISIBLE}]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: object, *, newlines: bool = True) -> str:
+    """``text`` (anything; ``None`` is empty) with control and bidi characters written as escapes.
+
+    ``newlines=False`` escapes newlines and tabs too, for a value that must stay on one line
+    (a file name in a table row, a check id in a one-line message).
+    """
+    out = _UNSAFE.sub(_escape, "" if text is None else str(text))
+    if not newlines:
+        out = out.replace("\n", "\\n").replace("\t", "\\t")
+    return out

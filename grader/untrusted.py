@@ -5,7 +5,7 @@ overwrites a line, a bell) or Unicode bidi controls that make a terminal or a pa
 show characters in another order than they are stored ("Trojan Source"). Every line
 the grader prints with a name, a path or a message from outside goes through
 :func:`shown`, which makes those characters visible as escapes instead of obeying
-them; HTML pages get the same through Jinja2's ``shown`` filter on top of autoescape.
+them; every template gets the same through ``grader.reports.templating`` (on top of autoescape).
 """
 
 from __future__ import annotations

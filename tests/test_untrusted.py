@@ -26,3 +26,17 @@ def test_one_line_mode_escapes_newlines_and_tabs():
 def test_none_and_non_strings():
     assert shown(None) == ""
     assert shown(3) == "3"
+
+
+def test_every_template_shows_bidi_and_control_characters_escaped():
+    """The scorecards (HTML, Markdown) and the panel's Jinja set-up escape at the edge, once."""
+    from grader.reports.model import CheckResult, Report, Status, Visibility
+    from grader.reports.render import render_html, render_markdown
+
+    evil = "x\u202ey\x1b[2J"
+    report = Report(exercise="toy", title=evil, graded=True, score=0, max_score=1, checks=[
+        CheckResult(id="t.py::a", name=evil, status=Status.FAILED, score=0, max_score=1,
+                    visibility=Visibility.VISIBLE, message=evil)])
+    for page in (render_html(report), render_markdown(report)):
+        assert "\u202e" not in page and "\x1b" not in page
+        assert "\\u202e" in page and "\\x1b" in page

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from grader.batch.charts import Histogram, PassRate, histogram, pass_rates
 from grader.batch.cells import WORDS, Cell, cell, similar_by_row, total
 from grader.batch.model import Row, RowStatus
+from grader.reports import templating
 from grader.reports.render import fmt_points
 
 #: How excluded rows are counted under a chart ("2 missing").
@@ -104,12 +104,5 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
         rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED])
 
 
-_env = Environment(
-    loader=PackageLoader("grader.batch", "templates"),
-    autoescape=select_autoescape(["html", "html.j2"], default_for_string=True, default=False),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_env = templating.environment("grader.batch")
 _env.filters["points"] = fmt_points

@@ -20,8 +20,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import groupby
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
+
+from grader.reports import templating
 
 ID, LIT = "ID", "LIT"
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -198,14 +199,7 @@ def pair_anchors(pairs: list[Pair]) -> dict[Pair, str]:
     return {p: f"pair-{i}" for i, p in enumerate(pairs, 1)}
 
 
-_env = Environment(
-    loader=PackageLoader("grader.batch", "templates"),
-    autoescape=select_autoescape(["html", "htm", "html.j2"], default_for_string=True, default=True),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_env = templating.environment("grader.batch")
 # HtmlDiff marks changes with \0 and \1 and then swaps them for <span> tags: keep them out of its input.
 _MARKERS = str.maketrans({"\0": "\ufffd", "\1": "\ufffd"})
 

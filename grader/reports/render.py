@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
 from grader.atomic import atomic_write
 from grader.errors import UsageError
+from grader.reports import templating
 from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
 from grader.reports.redact import candidate_details
 
@@ -287,15 +286,7 @@ def md_fence(value: object, lang: str = "text") -> str:
 
 # --- Templates ----------------------------------------------------------------------------------
 
-_env = Environment(
-    loader=PackageLoader("grader.reports", "templates"),
-    # "scorecard.html.j2" ends in ".j2": list "html.j2" too, or the HTML would not be escaped.
-    autoescape=select_autoescape(["html", "htm", "html.j2", "j2.html"], default_for_string=True, default=False),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
+_env = templating.environment("grader.reports")
 _env.filters.update(md_text=md_text, md_code=md_code, md_fence=md_fence, short_hash=short_hash)
 
 

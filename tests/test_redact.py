@@ -1,7 +1,7 @@
 """What a candidate's copy of a report holds: hidden checks as name, points and status; our frames gone."""
 
 from grader.reports.model import CheckResult, ForbiddenHit, Report
-from grader.reports.redact import candidate_details, for_audience, opaque_id, split_params
+from grader.reports.redact import candidate_details, for_audience, opaque_id
 
 # pytest's --tb=short text for a failed visible check, as the judge records it.
 LONGREPR = """\
@@ -66,6 +66,8 @@ def test_a_candidate_copy_is_final_and_keeps_only_the_first_line_of_a_not_graded
 
 
 def test_split_params_finds_the_parameters_after_the_function():
+    from grader.reports.redact import split_params
+
     assert split_params("test_m.py::test_rows[3-True]") == ("test_m.py::test_rows", "3-True")
     assert split_params("test_m.py::Cls::test_rows[a::b[c]]") == ("test_m.py::Cls::test_rows", "a::b[c]")
     assert split_params("test_m.py::test_plain") == ("test_m.py::test_plain", None)

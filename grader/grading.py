@@ -20,6 +20,7 @@ from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import forbidden as forbidden_scan
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, ForbiddenHit, Report, Status, Visibility, total
+from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import plan_gpus
 from grader.sandbox.oci_runtime import resolve_runtime
@@ -113,9 +114,9 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
         report.warnings += limit_warnings(run.sandbox)
     for api in run.sandbox.get("tripwire_missing") or []:
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the source scan covers it")
-    for spec in run.collected:
-        if not spec.get("documented", True):
-            report.warnings.append(f"check {spec['id']} has no docstring; its name on the scorecard is made up")
+    undocumented = dict.fromkeys(split_params(s["id"])[0] for s in run.collected if not s.get("documented", True))
+    for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
+        report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
 
     if run.infra is not None:
         _not_graded(report, run.infra)
@@ -126,11 +127,12 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
     modules = set(run.sandbox.get("tripwire_modules") or [])
     banned_modules = sorted({h.api for h in report.forbidden if h.how == "static" and h.api in modules})
     checks = []
-    for spec in run.collected:
+    for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec["id"])
         if result is None:
-            if not run.timed_out:
-                _not_graded(report, f"the judge ended without an outcome for {spec['id']}" + _log_hint(run))
+            if not run.timed_out:  # the first line is for anyone; the check's id and the log are for the panel
+                _not_graded(report, f"the judge ended without an outcome for check {n} of {len(run.collected)}"
+                                    f"\n{spec['id']}" + _log_hint(run))
                 return
             result = CheckResult(id=spec["id"], name=spec["name"], status=Status.TIMEOUT, score=0.0,
                                  max_score=spec["points"], visibility=Visibility(spec["visibility"]),
@@ -167,5 +169,7 @@ def _not_graded(report: Report, reason: str) -> None:
 
 
 def _log_hint(run: JudgeRun) -> str:
+    """The judge log's last lines, below the reason: a candidate's copy keeps only the reason's first line
+    (``redact.reason_line``), since the log may quote a hidden check."""
     tail = run.log_tail.strip().splitlines()[-5:]
-    return (":\n" + "\n".join(tail)) if tail else ""
+    return ("\njudge log (end):\n" + "\n".join(tail)) if tail else ""

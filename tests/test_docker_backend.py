@@ -42,7 +42,7 @@ def test_a_tag_names_the_runs_containers_and_is_absent_unless_set(monkeypatch):
 def test_pid1_bounds_the_container_lifetime_and_worker_args():
     cmd = kwargs()["command"]
     assert cmd[:4] == ["timeout", "-s", "KILL", "160"]
-    assert cmd[4:] == ["python3", "-s", "-B", "-m", "grader.sandbox.worker", "--probes", "/sandbox/probes/probes.py",
+    assert cmd[4:] == ["python3", "-P", "-s", "-B", "-m", "grader.sandbox.worker", "--probes", "/sandbox/probes/probes.py",
                        "--submission-dir", "/sandbox/submission", "--forbid", "torch.mul"]
 
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.practice import history
 from grader.reports.model import CheckResult, Environment, Report, Status, Timing, Visibility
+from grader.reports.redact import opaque_id
 
 P, F, S = Status.PASSED, Status.FAILED, Status.SKIPPED
 NAMES = {
@@ -60,8 +61,25 @@ def test_record_and_read_back_oldest_first():
     assert [a.id for a in history.attempts("attention")] == [first.id, second.id]
     again = history.attempts("attention")[1]
     assert (again.score, again.max_score, again.sandbox, again.fingerprint) == (2, 4, "local", "fp1")
-    assert again.checks["test_b.py::test_b"].passed and not again.checks["test_c.py::test_c"].passed
+    # stored as the candidate's copy shows them: these checks are hidden, so by their hashed ids
+    assert again.checks[opaque_id("test_b.py::test_b")].passed and not again.checks[opaque_id("test_c.py::test_c")].passed
     assert again.elapsed_s is None and again.over_limit is None
+
+
+def test_a_hidden_checks_inputs_are_not_stored_nor_named_in_flips():
+    """A parametrized hidden check's id and name hold its inputs; the store and the flips hold neither."""
+    def attempt(status):
+        check = CheckResult(id="test_m.py::test_rows[918273-True]", name="Rows add up [918273-True]",
+                            status=status, score=0, max_score=1, visibility=Visibility.HIDDEN)
+        return history.record(Report(exercise="attention", graded=True, checks=[check], max_score=1))
+
+    before, after = attempt(F), attempt(P)
+    assert history.flips(before, after).fixed == ["Rows add up [case 1]"]
+    from grader.practice.store import connect
+
+    with connect() as conn:
+        stored = " ".join(row["checks"] for row in conn.execute("SELECT checks FROM attempts"))
+    assert "918273" not in stored
 
 
 def test_timing_is_stored():

@@ -115,3 +115,34 @@ def test_draws(sandbox, n):
     (tmp_path / "draws.txt").unlink()
     run_checks(source)
     assert (tmp_path / "draws.txt").read_text() == first and len(first.splitlines()) >= 5
+
+
+def test_visible_checks_run_before_hidden_ones_whatever_the_fixtures_group(run_checks):
+    """pytest groups checks by module-scoped parametrized fixtures; the judge still runs every visible check
+    first (a submission cannot carry a hidden input into one) and reports them in the author's order."""
+    events = run_checks('''
+import pytest
+
+@pytest.fixture(scope="module", params=[1, 2])
+def size(request):
+    return request.param
+
+@pytest.mark.visibility("hidden")
+def test_hidden(sandbox, size):
+    """Hidden"""
+
+def test_visible(sandbox, size):
+    """Visible"""
+
+@pytest.mark.visibility("hidden")
+def test_hidden_plain(sandbox):
+    """Hidden, no fixture"""
+
+def test_visible_plain(sandbox):
+    """Visible, no fixture"""
+''')
+    ran = [r["visibility"] for r in events["result"]]
+    assert ran == ["visible"] * 3 + ["hidden"] * 3
+    assert [c["id"].split("::")[-1] for c in events["collected"][0]["checks"]] == [
+        "test_hidden[1]", "test_visible[1]", "test_hidden[2]", "test_visible[2]", "test_hidden_plain",
+        "test_visible_plain"]

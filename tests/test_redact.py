@@ -41,7 +41,7 @@ def test_candidate_copy_withholds_hidden_details_and_ids_and_panel_copy_is_untou
     hidden_id = "test_mask.py::test_rows[3-True]"
     report = Report(exercise="x", graded=True, checks=[
         check(hidden_id, "hidden", message="expected 5, got 4", counterexample="n=3", output="debug print",
-              details=LONGREPR, hint="think"),
+              details=LONGREPR, hint="think").model_copy(update={"name": "Rows add up [3-True]"}),
         check("test_a.py::test_v", "visible", message="wrong", details=LONGREPR),
     ], forbidden=[ForbiddenHit(api="torch.mul", how="runtime", where=hidden_id, check=hidden_id)])
     assert for_audience(report, "panel") is report
@@ -49,8 +49,25 @@ def test_candidate_copy_withholds_hidden_details_and_ids_and_panel_copy_is_untou
     hidden, visible = copy.checks
     assert copy.audience == "candidate" and report.audience == "panel"
     assert (hidden.message, hidden.counterexample, hidden.output, hidden.details, hidden.hint) == ("", None, "", "", None)
-    assert (hidden.name, hidden.status.value, hidden.max_score) == (hidden_id.upper(), "failed", 2)
+    assert (hidden.name, hidden.status.value, hidden.max_score) == ("Rows add up [case 1]", "failed", 2)
     assert hidden.id == opaque_id(hidden_id) and "3-True" not in copy.to_json()
     assert visible.message == "wrong" and "grader/judge" not in visible.details
-    assert copy.forbidden[0].where == hidden_id.upper() and copy.forbidden[0].api == "torch.mul"
+    assert copy.forbidden[0].where == "Rows add up [case 1]" and copy.forbidden[0].api == "torch.mul"
     assert report.checks[0].message == "expected 5, got 4"  # the original is not changed
+
+
+def test_a_candidate_copy_is_final_and_keeps_only_the_first_line_of_a_not_graded_reason():
+    report = Report(exercise="x", graded=False,
+                    not_graded_reason="the judge ended without an outcome for check 2 of 3\n"
+                                      "test_m.py::test_rows[918273]\njudge log (end):\nE  assert 918273 == 4")
+    copy = for_audience(report, "candidate")
+    assert copy.not_graded_reason == "the judge ended without an outcome for check 2 of 3"
+    assert for_audience(copy, "candidate") is copy  # redacting again changes nothing (details stay as they are)
+
+
+def test_split_params_finds_the_parameters_after_the_function():
+    from grader.reports.redact import split_params
+
+    assert split_params("test_m.py::test_rows[3-True]") == ("test_m.py::test_rows", "3-True")
+    assert split_params("test_m.py::Cls::test_rows[a::b[c]]") == ("test_m.py::Cls::test_rows", "a::b[c]")
+    assert split_params("test_m.py::test_plain") == ("test_m.py::test_plain", None)

@@ -8,7 +8,9 @@ sandbox are other processes), so threads are the right local unit.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from grader.batch.jobs import Job, grade_job
@@ -44,6 +46,11 @@ class RayEngine:
     Ray retries a task whose worker or node was lost (``max_retries``) but not one
     that raised (``retry_exceptions=False``); ``grade_job`` never raises for a
     failing check anyway. Without ``address`` a local Ray is started with ``jobs`` CPUs.
+
+    Ray puts the driver's current folder on every worker's ``sys.path``; it is
+    started from an empty private folder of its own, kept while the engine lives,
+    so nothing in the folder where ``grader batch`` runs is imported by a worker
+    (``grader.child_python``).
     """
 
     name = "ray"
@@ -56,11 +63,13 @@ class RayEngine:
                              hint="Install the extra: pip install -c constraints.txt 'grader[ray]'") from None
         self.ray = ray
         self.started_here = not ray.is_initialized()
+        self.home = tempfile.TemporaryDirectory(prefix="grader-ray-")
         if self.started_here:
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+            with contextlib.chdir(self.home.name):
+                if address:
+                    ray.init(address=address, log_to_driver=False)
+                else:
+                    ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
         self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(grade_job)
 
     def submit(self, job: Job, *, num_gpus: float = 0) -> Future:
@@ -69,6 +78,7 @@ class RayEngine:
     def close(self, *, cancel: bool = False) -> None:
         if self.started_here:
             self.ray.shutdown()
+        self.home.cleanup()
 
 
 def open_engine(name: str, *, jobs: int, address: str | None = None):

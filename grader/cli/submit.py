@@ -52,7 +52,6 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from grader.grading import grade
     from grader.practice import clock
     from grader.practice.target import resolve_target
-    from grader.reports.redact import for_audience
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
     from grader.sandbox.choice import choose_sandbox
@@ -75,8 +74,7 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime)
     report.timing = timing
     render_terminal(report, console, audience=audience)
-    write_reports(for_audience(report, audience), json_path=json_path, html_path=html_path, md_path=md_path,
-                  audience=audience)
+    write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
     if bundle_dir is not None:
         from grader.evidence.bundle import write_bundle
         from grader.exercise import resolve_submission

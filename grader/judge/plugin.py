@@ -143,10 +143,11 @@ class GraderPlugin:
     # ------------------------------------------------------------ collection
 
     def pytest_collectreport(self, report):
-        if report.failed:
-            self._infra(f"the exercise's checks failed to load ({report.nodeid or 'checks'}): "
+        if report.failed:  # the first line is the reason; the traceback under it is for the panel
+            self._infra(f"the exercise's checks failed to load ({report.nodeid or 'checks'}):\n"
                         f"{report.longreprtext[-1500:]}")
 
+    @pytest.hookimpl(trylast=True)  # after every other reordering (pytest's fixture grouping included)
     def pytest_collection_modifyitems(self, session, config, items):
         self.session = session
         default = self.exercise.config.checks.default_visibility
@@ -158,9 +159,12 @@ class GraderPlugin:
                 from hypothesis import seed
 
                 seed(self.exercise.config.checks.seed)(item.obj)
-        self._emit({"event": "collected", "checks": list(self.specs.values())})
+        self._emit({"event": "collected", "checks": list(self.specs.values())})  # the author's order, for the report
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
+            return
+        items[:] = visible_first(items, self.specs)
+
 
     # ------------------------------------------------------------ the fixture
 
@@ -254,9 +258,26 @@ class GraderPlugin:
         self._emit({"event": "finished"})
 
 
+def visible_first(items: list, specs: dict[str, dict]) -> list:
+    """Every visible check, then every hidden one, each group in its own order.
+
+    One sandbox serves the whole grading, and the candidate's code in it can
+    remember anything it is sent. Run in this order, a visible check (whose
+    message, output and details the candidate sees) runs where no hidden input
+    has ever been: the sandbox, started during collection, has seen only visible
+    inputs, which are public anyway. What the candidate's code records from then
+    on can only surface in hidden checks, whose details are withheld
+    (``grader.reports.redact``). A crash restarts the sandbox within its phase,
+    and a grading's sandbox is never reused, so no other order can be reached.
+    """
+    return ([i for i in items if specs[i.nodeid]["visibility"] == "visible"]
+            + [i for i in items if specs[i.nodeid]["visibility"] != "visible"])
+
+
 def _spec(item, default_visibility: str) -> dict:
     doc = (getattr(item, "obj", None).__doc__ or "").strip() if getattr(item, "obj", None) else ""
-    name = doc.splitlines()[0].strip() if doc else item.name.removeprefix("test_").replace("_", " ")
+    made_up = getattr(item, "originalname", None) or item.name  # the function's name, never its parameters
+    name = doc.splitlines()[0].strip() if doc else made_up.removeprefix("test_").replace("_", " ")
     if getattr(item, "callspec", None) is not None:
         name += f" [{item.callspec.id}]"
     points = item.get_closest_marker("points")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import processes
+from grader.child_python import python_argv
 from grader.exercise import Exercise
 from grader.judge import warm
 from grader.reports.model import CheckResult
@@ -57,8 +58,8 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
 
 
 def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
-    """A cold judge's command line: ``python -m pytest`` plus :func:`pytest_args`."""
-    return [sys.executable, "-m", "pytest", *pytest_args(exercise, submission, **kwargs)]
+    """A cold judge's command line: ``python -P -m pytest`` plus :func:`pytest_args`."""
+    return python_argv(sys.executable, "-m", "pytest", *pytest_args(exercise, submission, **kwargs))
 
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
@@ -88,14 +89,16 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
 
 
 class _ColdJudge:
-    """``python -m pytest`` in a new process, where the platform has no fork; waits and kills like ``warm.Judge``."""
+    """``python -P -m pytest`` in a new process, where the platform has no fork; waits and kills like ``warm.Judge``.
+
+    It runs in the grading's own temporary folder, like a warm judge (``grader.child_python``)."""
 
     def __init__(self, args: list[str], cwd: str, log: Path):
         kwargs = processes.group_popen_kwargs()
         if hasattr(os, "fork"):  # a preexec_fn needs fork (not on Windows)
             kwargs["preexec_fn"] = warm.die_with_parent
         with open(log, "wb") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "pytest", *args), stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT, env=warm.judge_environment(), cwd=cwd,
                                          **kwargs)
 

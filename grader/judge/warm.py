@@ -19,8 +19,11 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import uuid
+
+from grader.child_python import child_environment, python_argv
 
 
 def available() -> bool:
@@ -55,11 +58,14 @@ class Judge:
 
 class _Server:
     def __init__(self):
-        env = dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        env = child_environment(dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1"))
+        # It imports everything its judges will use, so it starts where nothing can shadow a module:
+        # -P and a folder of its own, never the caller's (grader.child_python).
+        self.home = tempfile.TemporaryDirectory(prefix="grader-judge-server-")
         # No PDEATHSIG here: it fires when the *thread* that started us exits. The server
         # exits instead when its stdin closes, which happens when this whole process is gone.
-        self.proc = subprocess.Popen([sys.executable, "-m", "grader.judge.zygote"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, start_new_session=True)
+        self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "grader.judge.zygote"), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, cwd=self.home.name, start_new_session=True)
         self.judges: dict[str, Judge] = {}
         self.lock = threading.Lock()
         self.closed = False  # set once the reply pipe ends: the server is dead or dying
@@ -128,7 +134,7 @@ def judge_environment() -> dict[str, str]:
     server sets both in itself; a cold judge gets them from here)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
     env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
-    return env
+    return child_environment(env)
 
 
 def kill_all() -> int:

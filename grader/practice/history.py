@@ -1,8 +1,10 @@
 """A candidate's past attempts: what they scored, when, and which checks flipped since last time.
 
 Only graded attempts are kept: a "not graded" run scored nothing, so it is no
-attempt. Checks are remembered by id with their scorecard name, status and
-points, which is what a candidate may see of a hidden check anyway.
+attempt. Checks are remembered as the candidate's copy of the report shows them
+(``redact.for_audience``): by id with their scorecard name, status and points,
+a hidden check by its hashed id and its name without parameters. So neither the
+store nor "what flipped since last time" holds a hidden check's inputs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from grader.practice.store import connect
 from grader.reports.model import Report
+from grader.reports.redact import for_audience
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ def record(report: Report, *, db: Path | None = None) -> Attempt | None:
     """Store ``report`` as an attempt; ``None`` (nothing stored) when it was not graded."""
     if not report.graded:
         return None
+    report = for_audience(report, "candidate")
     checks = {c.id: [c.name, c.status.value, c.score, c.max_score] for c in report.checks}
     timing = report.timing
     env = report.environment

@@ -1,9 +1,15 @@
-"""A report as a candidate may keep it: hidden checks reduced to name, points and status.
+"""A report as a candidate may keep it: hidden checks reduced to a safe name, points and status.
 
-The scorecards redact through ``render.scorecard_view``; this does the same to
-the JSON data itself, so ``grader submit --json`` in the candidate audience never
-writes a hidden check's message, inputs, expected values or output to disk.
-The copy says so (``audience: candidate``) and is never fed back into a batch.
+This is the one place a report is redacted. ``grader submit --json`` in the
+candidate audience writes :func:`for_audience`'s copy, and every scorecard
+(terminal, HTML, Markdown) is rendered from that same copy by
+``render.scorecard_view``, so no format can show what another withholds.
+
+A hidden check's inputs can hide in more than its message: in its pytest id and
+name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
+hit that names the check, and in a "not graded" reason that quotes the judge's
+log. Each is handled here. The copy says so (``audience: candidate``), is
+never fed back into a batch, and redacting it again changes nothing.
 """
 
 from __future__ import annotations
@@ -19,21 +25,61 @@ WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, 
 
 def for_audience(report: Report, audience: str) -> Report:
     """``report`` itself for the panel; for a candidate, a copy with hidden checks' details withheld."""
-    if audience == "panel":
+    if audience == "panel" or report.audience == "candidate":
         return report
-    hidden = {c.id: c.name for c in report.checks if c.visibility is Visibility.HIDDEN}
-    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id)}) if c.id in hidden
+    names = candidate_names(report.checks)
+    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id]}) if c.id in names
               else c.model_copy(update={"details": candidate_details(c)}) for c in report.checks]
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
-    forbidden = [h.model_copy(update={"where": hidden[h.where], "check": hidden[h.where]}) if h.where in hidden else h
+    forbidden = [h.model_copy(update={"where": names[h.where], "check": names[h.where]}) if h.where in names else h
                  for h in report.forbidden]
-    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "audience": "candidate"})
+    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "audience": "candidate",
+                                     "not_graded_reason": reason_line(report.not_graded_reason)})
 
 
 def opaque_id(check_id: str) -> str:
     """A hidden check's id as a candidate sees it: stable across attempts, but a parametrized
     id such as ``test_mask.py::test_rows[3-True]`` would show the inputs, so it is hashed."""
     return "hidden-" + hashlib.sha256(check_id.encode()).hexdigest()[:12]
+
+
+def split_params(check_id: str) -> tuple[str, str | None]:
+    """``("test_m.py::test_rows", "3-True")`` for ``test_m.py::test_rows[3-True]``; ``(check_id, None)`` unparametrized.
+
+    The parameters start at the first ``[`` after the file part: pytest puts them
+    last, and a class or function name cannot hold a ``[``.
+    """
+    start = check_id.find("[", max(check_id.find("::"), 0))
+    if start < 0 or not check_id.endswith("]"):
+        return check_id, None
+    return check_id[:start], check_id[start + 1:-1]
+
+
+def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
+    """Hidden check id -> the name a candidate sees: without its parameters, numbered per check function.
+
+    The judge names a parametrized check ``"<name> [<params>]"``; a candidate gets
+    ``"<name> [case 2]"`` instead, stable for as long as the exercise does not change.
+    """
+    names: dict[str, str] = {}
+    cases: dict[str, int] = {}
+    for c in checks:
+        if c.visibility is not Visibility.HIDDEN:
+            continue
+        function, params = split_params(c.id)
+        if params is None:
+            names[c.id] = c.name
+            continue
+        cases[function] = cases.get(function, 0) + 1
+        base = c.name.replace(f"[{params}]", "").strip() if params else c.name
+        names[c.id] = f"{base} [case {cases[function]}]"
+    return names
+
+
+def reason_line(reason: str | None) -> str | None:
+    """A "not graded" reason as a candidate sees it: its first line. The lines after it quote
+    the judge's log or a traceback, which may hold a hidden check's text; they are for the panel."""
+    return reason.strip().split("\n", 1)[0] if reason else reason
 
 
 #: Where hypothesis starts restating the example; the scorecard shows the shrunk counterexample apart.

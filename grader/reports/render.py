@@ -2,8 +2,10 @@
 
 Everything here reads the report data alone, so a stored JSON report re-renders
 without grading again. Redaction for an audience happens once, in
-:func:`scorecard_view`, before any template sees the data: a template cannot leak
-what it was never given. The terminal renderer (``terminal.py``) reads the same view.
+:func:`grader.reports.redact.for_audience`, which :func:`scorecard_view` applies
+before any template sees the data: a template cannot leak what it was never
+given, and the candidate's JSON is that same copy. The terminal renderer
+(``terminal.py``) reads the same view.
 
 Candidate output and messages are untrusted text. HTML templates are autoescaped;
 Markdown goes through :func:`md_text`, :func:`md_code` and :func:`md_fence`.
@@ -21,7 +23,7 @@ from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
 from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
-from grader.reports.redact import candidate_details
+from grader.reports.redact import for_audience
 
 Audience = Literal["panel", "candidate"]
 AUDIENCES: tuple[str, ...] = ("panel", "candidate")
@@ -141,9 +143,9 @@ def check_audience(audience: str) -> str:
     return audience
 
 
-def _check_view(c: CheckResult, *, audience: str, graded: bool) -> CheckView:
+def _check_view(c: CheckResult, *, redacted_copy: bool, graded: bool) -> CheckView:
+    """One check of a report already redacted for its audience (see ``redact.for_audience``)."""
     hidden = c.visibility is Visibility.HIDDEN
-    redacted = hidden and audience == "candidate"
     return CheckView(
         id=c.id,
         name=c.name or c.id,
@@ -151,14 +153,14 @@ def _check_view(c: CheckResult, *, audience: str, graded: bool) -> CheckView:
         symbol=SYMBOLS[c.status],
         points=f"{fmt_points(c.score)}/{fmt_points(c.max_score)}" if graded else "—",
         hidden=hidden,
-        redacted=redacted,
-        message="" if redacted else c.message,
-        details="" if redacted else (candidate_details(c) if audience == "candidate" else c.details),
-        counterexample=None if redacted else c.counterexample,
-        hint=None if redacted else c.hint,
-        forbidden=[] if redacted else list(c.forbidden),  # report-level hits still name the API
-        output="" if redacted else c.output,
-        output_truncated=False if redacted else c.output_truncated,
+        redacted=hidden and redacted_copy,
+        message=c.message,
+        details=c.details,
+        counterexample=c.counterexample,
+        hint=c.hint,
+        forbidden=list(c.forbidden),  # report-level hits still name the API
+        output=c.output,
+        output_truncated=c.output_truncated,
         duration_s=c.duration_s,
     )
 
@@ -211,14 +213,11 @@ def _timing_lines(timing: Timing | None) -> tuple[str | None, bool, str]:
 def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     """The report as ``audience`` may see it: hidden checks' details withheld for a candidate."""
     check_audience(audience)
-    checks = [_check_view(c, audience=audience, graded=report.graded) for c in report.checks]
-    names = {c.id: c.name for c in checks}
-    hidden_ids = {c.id for c in checks if c.redacted}
-    forbidden = [
-        # A runtime hit names the check it happened in; a candidate sees a hidden check's name, not its id.
-        HitView(h.api, h.how, names[h.where] if h.where in hidden_ids else h.where)
-        for h in report.forbidden
-    ]
+    report = for_audience(report, audience)  # the one redaction: the candidate's JSON is this same copy
+    redacted_copy = report.audience == "candidate"
+    audience = "candidate" if redacted_copy else audience  # a stored candidate copy shows as one
+    checks = [_check_view(c, redacted_copy=redacted_copy, graded=report.graded) for c in report.checks]
+    forbidden = [HitView(h.api, h.how, h.where) for h in report.forbidden]
     counts = report.counts()
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
@@ -350,11 +349,13 @@ def write_reports(
     """Write the requested formats, creating parent folders; return the paths written.
 
     Every path is checked first (see ``check_report_paths``), so nothing is written
-    when one is bad. The JSON is the full report whatever the audience (it is the
-    data, not a view).
+    when one is bad. Every format holds what ``audience`` may see: for a candidate,
+    the JSON is :func:`~grader.reports.redact.for_audience`'s copy, which the
+    scorecards are rendered from too.
     """
     check_audience(audience)
     targets = check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)
+    report = for_audience(report, audience)
 
     render = {
         "JSON": lambda: report.to_json() + "\n",

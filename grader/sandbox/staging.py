@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grader
+from grader.child_python import python_argv
 
 _PACKAGE = Path(grader.__file__).resolve().parent
 
@@ -70,7 +71,7 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
     itself before anything else: the local sandbox's way to limit a process
     without a fork hook. Docker passes none; its limits come from the engine.
     """
-    argv = [python, "-s", "-B", "-m", "grader.sandbox.worker",
+    argv = [*python_argv(python, "-s", "-B", "-m", "grader.sandbox.worker"),
             "--probes", f"{staged_root}/probes/probes.py",
             "--submission-dir", f"{staged_root}/submission"]
     for api in forbidden:

@@ -1,0 +1,110 @@
+"""No hidden input reaches a candidate: not through a later visible check, nor any format of the candidate view.
+
+The exercise (tests/fixtures/secret) lists its hidden checks first; the submission
+remembers every value it is sent and prints, raises and "uses a forbidden API" on
+every call, so whatever it saw earlier would show in the next check's output,
+message, details or forbidden hits. The secrets also sit in a hidden check's
+parametrize id.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader.grading import grade
+from grader.reports.model import Status, Visibility
+from grader.reports.redact import for_audience
+from grader.reports.render import render_html, render_markdown
+from grader.reports.terminal import render_terminal
+
+SECRET = Path(__file__).parent / "fixtures" / "secret"
+RECORDER = Path(__file__).parent / "fixtures" / "secret_submissions" / "records_inputs.py"
+SECRETS = ("918273645", "918273646", "hush-5551212")
+
+
+def candidate_formats(report) -> dict[str, str]:
+    """Every candidate-facing rendering of ``report``, as ``grader submit --audience candidate`` writes them."""
+    console = Console(width=100, no_color=True, record=True, file=io.StringIO())
+    render_terminal(report, console, audience="candidate")
+    copy = for_audience(report, "candidate")
+    return {"terminal": console.export_text(), "json": copy.to_json(),
+            "html": render_html(copy, audience="candidate"), "markdown": render_markdown(copy, audience="candidate")}
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return grade(SECRET, RECORDER, sandbox="local")
+
+
+def test_visible_checks_run_before_any_hidden_input_is_sent(recorded):
+    visible = next(c for c in recorded.checks if c.visibility is Visibility.VISIBLE)
+    assert visible.status is Status.FAILED  # it used a forbidden API
+    assert visible.message.endswith("(your code raised ValueError: seen so far: 7)")  # the only value it had seen
+    assert visible.output == "seen so far: 7\n"
+
+
+@pytest.mark.parametrize("audience_format", ["terminal", "json", "html", "markdown"])
+def test_no_hidden_input_in_any_candidate_format(recorded, audience_format):
+    text = candidate_formats(recorded)[audience_format]
+    assert "seen so far: 7" in text or audience_format != "json"  # the visible check's own details are kept
+    for secret in SECRETS:
+        assert secret not in text, f"{secret} leaked into the candidate's {audience_format}"
+
+
+def test_the_panel_still_sees_everything(recorded):
+    panel = recorded.to_json()
+    assert all(secret in panel for secret in SECRETS)
+    hidden = [c for c in recorded.checks if c.visibility is Visibility.HIDDEN]
+    assert {c.status for c in hidden} == {Status.FAILED} and len(hidden) == 3  # forbidden API, and raised
+    assert hidden[0].name == "hidden param [918273645]"
+
+
+def test_the_candidate_sees_each_hidden_check_by_a_safe_name(recorded):
+    copy = for_audience(recorded, "candidate")
+    names = [c.name for c in copy.checks]
+    assert names == ["hidden param [case 1]", "hidden param [case 2]", "Echoes a hidden string", "Echoes a public number"]
+    assert {h.where for h in copy.forbidden if h.how == "runtime"} == {*names[:3], "test_secret.py::test_visible"}
+    assert "check test_secret.py::test_hidden_param has no docstring" in " ".join(copy.warnings)
+
+
+def test_the_panel_json_keeps_the_authors_order(recorded):
+    """Checks run visible first, but the report lists them as the checks file does."""
+    assert [c.id.split("::")[-1] for c in recorded.checks] == [
+        "test_hidden_param[918273645]", "test_hidden_param[918273646]", "test_hidden_body", "test_visible"]
+
+
+def test_a_stored_candidate_copy_rerenders_without_secrets(recorded):
+    """A candidate JSON read back and rendered again (either audience) holds no more than it did."""
+    copy = type(recorded).from_json(for_audience(recorded, "candidate").to_json())
+    console = Console(width=100, no_color=True, record=True, file=io.StringIO())
+    render_terminal(copy, console, audience="panel")
+    for text in (console.export_text(), render_html(copy, audience="panel"), render_markdown(copy)):
+        for secret in SECRETS:
+            assert secret not in text
+    assert json.loads(copy.to_json())["audience"] == "candidate"
+
+
+def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor_the_log():
+    """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
+    from grader.exercise import load_exercise
+    from grader.grading import _fill
+    from grader.judge.runner import JudgeRun
+    from grader.reports.model import Environment, Report
+
+    hidden_id = "test_secret.py::test_hidden_param[918273645]"
+    spec = {"id": hidden_id, "name": "hidden param [918273645]", "points": 1.0, "visibility": "hidden",
+            "hint": None, "documented": False}
+    run = JudgeRun(collected=[spec], log_tail="F\nE   assert 918273646 == 918273645\n")
+    report = Report(exercise="secret", graded=True, environment=Environment(sandbox="docker"))
+    _fill(report, load_exercise(SECRET), run)
+    assert not report.graded and "918273645" in report.not_graded_reason  # the panel's copy keeps it all
+    assert report.not_graded_reason.startswith("the judge ended without an outcome for check 1 of 1\n")
+    for audience_format, text in candidate_formats(report).items():
+        assert "the judge ended without an outcome for check 1 of 1" in text
+        for secret in SECRETS:
+            assert secret not in text, f"{secret} leaked into the candidate's {audience_format}"

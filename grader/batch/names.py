@@ -23,12 +23,12 @@ def name_problem(name: str) -> str | None:
         return "is not a usable name"
     if "/" in name or "\\" in name:
         return "holds a path separator"
-    if shown(name, newlines=False) != name:  # the one rule for text that would not show as stored
-        return "holds control or invisible characters"
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return "is not valid UTF-8"
+    if shown(name, newlines=False) != name:  # the one rule for text that would not show as stored
+        return "holds control or invisible characters"
     if len(name) > MAX_NAME:
         return f"is {len(name)} characters long; the limit is {MAX_NAME}"
     return None

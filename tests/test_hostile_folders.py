@@ -120,7 +120,8 @@ def test_dev_zero_is_unreadable_through_a_link_or_as_a_device_node(tmp_path):
     except (PermissionError, AttributeError):
         pytest.skip("creating a device node needs root")
     found = rows(finishes(lambda: discover(tmp_path, known=KNOWN), timeout=60))
-    assert found["eve", "attention"].problem is RowStatus.UNREADABLE and "symbolic link" in found["eve", "attention"].reason
+    eve = found["eve", "attention"]
+    assert eve.problem is RowStatus.UNREADABLE and "symbolic link" in eve.reason
     assert found["dan", "attention"].problem is RowStatus.UNREADABLE
     assert "character device" in found["dan", "attention"].reason
 

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
+from grader.untrusted import shown
 
 #: Where ``grader submit attention`` looks for exercise folders by name.
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -158,20 +159,32 @@ def load_exercise(spec: str | Path) -> Exercise:
 
 
 def resolve_submission(exercise: Exercise, spec: str | Path | None) -> Path:
-    """The file to grade: the given file, the exercise's file inside a given folder, or the stub."""
+    """The file to grade: the given file, the exercise's file inside a given folder, or the stub.
+
+    The path the user named may not itself be a symbolic link, and neither may the
+    exercise's file inside a named folder: what is graded is the file named, not
+    what a link (from an unpacked archive, say) points to. Folders above it are the
+    user's own machine and may be links. The bytes are read later, by
+    :func:`grader.grading.read_submission`, which refuses a link, a FIFO or a device again.
+    """
     if spec is None:
         return exercise.stub
     path = Path(spec)
+    name = exercise.config.exercise.submission
+    if path.is_symlink():
+        raise UsageError(f"Submission {shown(str(path), newlines=False)!r} is a symbolic link; only regular files "
+                         "are graded, never what a link points to.", hint="Pass the file itself.")
     if path.is_dir():
-        candidate = path / exercise.config.exercise.submission
-        if not candidate.is_file():
+        candidate = path / name
+        if candidate.is_symlink() or not candidate.is_file():
             raise UsageError(
-                f"Folder {str(path)!r} holds no {exercise.config.exercise.submission}.",
-                hint=f"Pass the file itself, or a folder containing {exercise.config.exercise.submission}.",
+                f"Folder {shown(str(path), newlines=False)!r} holds no {name}"
+                + (" (it holds a symbolic link by that name)." if candidate.is_symlink() else "."),
+                hint=f"Pass the file itself, or a folder containing {name}.",
             )
         return candidate
     if not path.exists():
-        raise UsageError(f"Submission {str(path)!r} does not exist.")
+        raise UsageError(f"Submission {shown(str(path), newlines=False)!r} does not exist.")
     if not path.is_file():
-        raise UsageError(f"Submission {str(path)!r} is not a regular file.")
+        raise UsageError(f"Submission {shown(str(path), newlines=False)!r} is not a regular file.")
     return path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -24,6 +25,8 @@ from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import plan_gpus
 from grader.sandbox.oci_runtime import resolve_runtime
+from grader.untrusted import shown
+from grader.userfile import Unreadable, read_user_file
 
 #: A candidate's file larger than this is refused with a message, not graded.
 MAX_SUBMISSION_BYTES = 1024 * 1024
@@ -65,23 +68,24 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     report.forbidden = forbidden_scan.scan(source.decode("utf-8", "replace"), ex.config.forbidden.apis,
                                            filename=ex.config.exercise.submission)
 
-    run = run_checks(ex, path.resolve(), sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                     gpus=gpus if plan.request else None, image=image, runtime=oci)
+    with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
+        graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
+        graded.write_bytes(source)
+        run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
+                         gpus=gpus if plan.request else None, image=image, runtime=oci)
     _fill(report, ex, run)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 
 
 def read_submission(path: Path) -> bytes:
-    """The submission's bytes; a ``UsageError`` when it cannot be read or is over the size limit."""
+    """The submission's bytes, read as :func:`grader.userfile.read_user_file` reads any file handed to us
+    (a regular file, not a link, size checked before reading); a ``UsageError`` saying why otherwise."""
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise UsageError(f"Cannot read submission {str(path)!r}: {e.strerror}.") from None
-    if len(data) > MAX_SUBMISSION_BYTES:
-        raise UsageError(f"Submission {str(path)!r} is {len(data)} bytes; the limit is {MAX_SUBMISSION_BYTES}.",
-                         hint="Submit the one source file the exercise asks for.")
-    return data
+        return read_user_file(path, limit=MAX_SUBMISSION_BYTES)
+    except Unreadable as e:
+        hint = "Submit the one source file the exercise asks for." if e.size is not None else None
+        raise UsageError(f"Submission {shown(str(path), newlines=False)!r} {e.reason}.", hint=hint) from None
 
 
 def _source_warnings(source: bytes) -> list[str]:

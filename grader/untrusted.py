@@ -17,7 +17,9 @@ _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
 #: Bidi embeddings, overrides and isolates, the implicit marks, and the zero-width and
 #: line/paragraph separators that change how a line reads without showing themselves.
 _INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-_UNSAFE = re.compile(f"[{_CONTROL}{_INVISIBLE}]")
+#: Lone surrogates: how Python spells file-name bytes that are no UTF-8; no page or terminal can show them.
+_SURROGATE = "\ud800-\udfff"
+_UNSAFE = re.compile(f"[{_CONTROL}{_INVISIBLE}{_SURROGATE}]")
 
 
 def _escape(match: re.Match) -> str:

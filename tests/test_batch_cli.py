@@ -59,11 +59,12 @@ def test_batch_grades_every_candidate_and_writes_the_panel_folder(tmp_path, no_l
     lines = {x["candidate"]: x for x in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert "forbidden" in lines["ben"]["flags"]
     for name in ("ann", "ben", "cat", "dee"):
-        assert (out / name / "toy.html").is_file() and (out / name / "toy" / "results.json").is_file()
-        report = json.loads((out / name / "toy.json").read_text())
+        cards = out / "candidates" / name
+        assert (cards / "toy.html").is_file() and (cards / "toy" / "results.json").is_file()
+        report = json.loads((cards / "toy.json").read_text())
         assert report["environment"]["submission_sha256"] == lines[name]["sha256"]
     index = (out / "index.html").read_text()
-    assert "ann/toy.html" in index and (out / "similarity.html").is_file()
+    assert "candidates/ann/toy.html" in index and (out / "similarity.html").is_file()
 
     again = batch(subs, "--out", out, "--jobs", "2")  # nothing new: nothing graded again
     assert again.exit_code == 0 and "Graded now: 0, from earlier runs: 4" in " ".join(again.output.split())

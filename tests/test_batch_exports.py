@@ -46,7 +46,7 @@ def test_results_jsonl_has_one_line_per_row(tmp_path):
     lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert [(x["candidate"], x["status"], x["score"]) for x in lines] == [
         ("ann", "graded", 2), ('=HYPERLINK("x")', "graded", 0), ("cid", "not_graded", None), ("dee", "missing", None)]
-    assert lines[0]["scorecard"] == "ann/toy.html"
+    assert lines[0]["scorecard"] == "candidates/ann/toy.html"
 
 
 def test_gradescope_results_format():
@@ -60,6 +60,7 @@ def test_gradescope_results_format():
 def test_scorecards_only_for_rows_with_a_report(tmp_path):
     exports.write_scorecards(rows(), tmp_path)
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
-    assert written == ['=HYPERLINK("x")/toy.html', '=HYPERLINK("x")/toy.json', '=HYPERLINK("x")/toy/results.json',
-                       "ann/toy.html", "ann/toy.json", "ann/toy/results.json"]
-    assert "hidden detail" in (tmp_path / "ann" / "toy.html").read_text()  # the panel sees hidden checks
+    assert written == [f"candidates/{name}" for name in (
+        '=HYPERLINK("x")/toy.html', '=HYPERLINK("x")/toy.json', '=HYPERLINK("x")/toy/results.json',
+        "ann/toy.html", "ann/toy.json", "ann/toy/results.json")]
+    assert "hidden detail" in (tmp_path / "candidates" / "ann" / "toy.html").read_text()  # the panel sees hidden checks

@@ -139,8 +139,8 @@ def page(html) -> Page:
 def test_graded_cells_show_score_and_link_to_the_scorecard(page):
     alice = page.table["alice"]
     assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "18/20"]
-    assert alice[0]["links"] == ["alice/attention.html", "similarity.html#pair-1"]
-    assert alice[1]["links"] == ["alice/layernorm.html"]
+    assert alice[0]["links"] == ["candidates/alice/attention.html", "similarity.html#pair-1"]
+    assert alice[1]["links"] == ["candidates/alice/layernorm.html"]
     assert alice[2]["attrs"]["data-sort"] == "18.0"
 
 
@@ -183,7 +183,7 @@ def test_summary_counts_and_layout_problems(page, html):
 def test_hostile_candidate_name_is_escaped_everywhere(html, page):
     assert HOSTILE not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
-    assert page.table[HOSTILE][0]["links"] == ["%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E/attention.html"]
+    assert page.table[HOSTILE][0]["links"] == ["candidates/%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E/attention.html"]
 
 
 def test_no_remote_assets(page, html):

@@ -65,8 +65,8 @@ def site(tmp_path_factory) -> Path:
     (out / "index.html").write_text(render_panel(rows, pairs, exercises=EXERCISES, generated_at="now"), "utf-8")
     for r in rows:
         if r.report is not None:
-            card = out / r.candidate / f"{r.exercise}.html"
-            card.parent.mkdir(exist_ok=True)
+            card = out / "candidates" / r.candidate / f"{r.exercise}.html"
+            card.parent.mkdir(parents=True, exist_ok=True)
             card.write_text(render_html(r.report), "utf-8")
     return out
 
@@ -167,9 +167,9 @@ def test_clicking_the_score_header_sorts_rows_and_sets_aria_sort(visit):
 def test_scorecard_link_opens_the_scorecard(visit):
     v = visit()
     link = v.row("alice").locator("td").nth(0).get_by_role("link", name="10/10")
-    assert link.get_attribute("href") == "alice/attention.html"
+    assert link.get_attribute("href") == "candidates/alice/attention.html"
     link.click()
-    v.page.wait_for_url("**/alice/attention.html")
+    v.page.wait_for_url("**/candidates/alice/attention.html")
     assert v.page.locator("h1").inner_text() == "Attention"
 
 
@@ -203,7 +203,7 @@ def test_no_request_leaves_file_urls(visit):
     v.page.locator("#scores thead th").nth(1).click()
     v.page.locator("svg.hist g.bar").first.hover()
     v.row("alice").get_by_role("link", name="10/10").click()
-    v.page.wait_for_url("**/alice/attention.html")
+    v.page.wait_for_url("**/candidates/alice/attention.html")
     assert v.requests and all(url.startswith(("file:", "data:")) for url in v.requests), v.requests
 
 

@@ -91,13 +91,13 @@ def test_an_edited_outcome_in_the_store_names_candidate_exercise_and_check(copy)
 
 def test_an_edited_export_disagrees_with_the_store(copy):
     subs, out = copy
-    data = json.loads((out / "ben" / "toy.json").read_text())
+    data = json.loads((out / "candidates" / "ben" / "toy.json").read_text())
     check = next(c for c in data["checks"] if c["name"] == CHECK)
     check["status"], check["score"] = "passed", check["max_score"]
-    (out / "ben" / "toy.json").write_text(json.dumps(data))
+    (out / "candidates" / "ben" / "toy.json").write_text(json.dumps(data))
     r = regrade_folder(subs, out)
     assert r.exit_code == 5, r.output
-    assert any(line.startswith("ben toy: mismatch: ben/toy.json disagrees with the store") and CHECK in line
+    assert any(line.startswith("ben toy: mismatch: candidates/ben/toy.json disagrees with the store") and CHECK in line
                for line in r.output.splitlines()), r.output
 
 

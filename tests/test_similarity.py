@@ -13,16 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.batch.similarity import (
+    K,
+    THRESHOLD,
+    W,
     Pair,
     Submission,
-    _lcs_ratio,
-    _positions,
+    compare,
     distinctive,
+    kgram_hashes,
     normalise,
     pair_anchors,
     pairs_by_candidate,
     render_similarity_html,
     similar_pairs,
+    winnow,
 )
 
 STUB = '''"""Attention: implement scaled_dot_product_attention. See README.md."""
@@ -114,15 +118,22 @@ def test_distinctive_removes_long_runs_shared_with_the_stub():
 
 
 @settings(deadline=None, max_examples=200)
-@given(st.lists(st.sampled_from("ab(."), max_size=40), st.lists(st.sampled_from("ab(."), max_size=40))
-def test_lcs_prefilter_is_exact_lcs_and_bounds_ratio(a, b):
-    lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i, x in enumerate(a):
-        for j, y in enumerate(b):
-            lcs[i + 1][j + 1] = lcs[i][j] + 1 if x == y else max(lcs[i][j + 1], lcs[i + 1][j])
-    bound = _lcs_ratio(a, _positions(b), len(b))
-    assert bound == (2 * lcs[-1][-1] / (len(a) + len(b)) if a or b else 1.0)
-    assert bound >= difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+@given(st.lists(st.sampled_from("ab(.=:"), max_size=40), st.lists(st.sampled_from("ab(.=:"), max_size=40),
+       st.lists(st.sampled_from("ab(.=:"), min_size=K + W - 1, max_size=30))
+def test_winnowing_guarantee_a_shared_run_of_k_plus_w_minus_1_tokens_shares_a_fingerprint(a, b, shared):
+    """The guarantee that makes fingerprints a fair summary (Schleimer et al. 2003): no shared run that long is missed."""
+    left, right = a + shared + b, b + shared + a
+    assert winnow(kgram_hashes(left)) & winnow(kgram_hashes(right))
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.lists(st.sampled_from("ab(.=:"), max_size=60))
+def test_winnowing_is_one_min_per_window(tokens):
+    hashes = kgram_hashes(tokens)
+    expected = {min(hashes[i:i + W]) for i in range(len(hashes) - W + 1)} if len(hashes) >= W else (
+        {min(hashes)} if hashes else set())
+    assert winnow(hashes) == expected
+    assert kgram_hashes(tokens) == hashes  # deterministic: scores never depend on the process's hash seed
 
 
 # (a) a disguised copy is found.
@@ -142,7 +153,7 @@ def test_different_correct_solutions_are_not_reported():
     stub = normalise(STUB)
     assert min(len(distinctive(normalise(s.source), stub)) for s in subs) >= 30
     (p,) = similar_pairs(subs, STUBS, threshold=0.0)
-    assert p.similarity < 0.9
+    assert p.similarity < THRESHOLD - 0.3  # far from it, not just under
 
 
 # (c) the stub and near-stub files never flag.
@@ -277,3 +288,30 @@ def test_normalise_is_invariant_under_consistent_renaming(names):
 def test_pair_is_frozen_data():
     p = Pair("attention", sub("a", "x"), sub("b", "y"), 0.95)
     assert p == Pair("attention", sub("a", "x"), sub("b", "y"), 0.95) and hash(p) == hash(Pair(**vars(p)))
+
+
+# (h) the pass has a time budget: what it did not reach is listed, never guessed.
+def test_pairs_past_the_time_budget_are_listed_as_not_compared():
+    ticks = iter([0.0] * 5 + [100.0] * 50)  # the deadline and 4 files' fingerprints in time, then out of time
+    subs = [sub("alice", MATMUL), sub("bob", MATMUL_DISGUISED), sub("carol", EINSUM), sub("s", STUB)]
+    found = compare(subs, STUBS, budget_s=60, clock=lambda: next(ticks))
+    assert found.pairs == [] and found.unchecked_count == 3  # the stub is too short to pair, whatever the time
+    assert [(u.a, u.b) for u in found.unchecked] == [("alice", "bob"), ("alice", "carol"), ("bob", "carol")]
+    page = render_similarity_html(found)
+    assert "3 pairs not compared" in " ".join(page.split()) and 'id="unchecked"' in page
+    assert "alice ↔ bob" in page
+    everything = compare(subs, STUBS, budget_s=None)
+    assert [(p.a.candidate, p.b.candidate) for p in everything.pairs] == [("alice", "bob")]
+    assert everything.unchecked_count == 0 and "not compared" not in render_similarity_html(everything)
+    nothing = compare(subs, STUBS, budget_s=0)  # no time at all: every pair is listed, none is guessed
+    assert nothing.pairs == [] and nothing.unchecked_count == 6
+
+
+def test_the_side_by_side_view_is_cut_to_its_limits():
+    long_line = "    x = " + "1 + " * 200 + "1\n"
+    body = MATMUL + long_line * 1500
+    (p,) = similar_pairs([sub("a", body), sub("b", body)], STUBS)
+    page = render_similarity_html([p])
+    assert "the first 1000 lines of each file, each cut at 300 characters" in page
+    assert page.count("…") >= 1000
+    assert page.count("1&nbsp;+&nbsp;") <= 2 * 1000 * (300 // 4)  # 2 sides, 1000 lines, 4 characters a term

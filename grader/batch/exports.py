@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader.atomic import atomic_write
 from grader.batch.model import Row
+from grader.batch.outdir import candidate_dir
 from grader.reports.model import Report, Status, Visibility
 from grader.reports.render import write_reports
 
@@ -53,11 +54,11 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
 
 
 def write_scorecards(rows: list[Row], out: Path) -> None:
-    """``<candidate>/<exercise>.json|.html`` (panel audience) and ``<candidate>/<exercise>/results.json``."""
+    """``candidates/<candidate>/<exercise>.json|.html`` (panel audience) and ``.../<exercise>/results.json``."""
     for row in rows:
         if row.report is None:
             continue
-        base = out / row.candidate
+        base = candidate_dir(out, row.candidate)
         write_reports(row.report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
                       audience="panel")
         with atomic_write(base / row.exercise / "results.json") as f:

@@ -3,8 +3,15 @@
 Discovery never stops at a bad entry: every candidate gets a row for every
 exercise in the batch, and a row that cannot be graded says why (missing, empty,
 unreadable, not Python, unknown exercise, several files). Problems that belong to
-no row (a stray file at the top) are listed separately. Nothing here runs
-candidate code: a file is read, hashed and parsed, never imported.
+no row (a stray file at the top, a folder name the batch cannot use) are listed
+separately. Nothing here runs candidate code: a file is read, hashed and parsed,
+never imported.
+
+The folder is not trusted: no symbolic link is followed (a candidate or exercise
+folder that is a link gets unreadable rows; a file is read by
+:func:`grader.userfile.read_user_file`, which refuses links, FIFOs, devices and
+oversize files before reading them), and names go through
+:func:`grader.batch.names.name_problem`.
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.batch.model import RowStatus
+from grader.batch.names import name_problem
 from grader.grading import MAX_SUBMISSION_BYTES
+from grader.untrusted import shown
+from grader.userfile import Unreadable, read_user_file
 
-#: Names the output folder uses for itself; a candidate folder with one of these names is refused.
-RESERVED = frozenset({"index.html", "summary.csv", "results.jsonl", "similarity.html", "grader.sqlite"})
+LINKED = "is a symbolic link; only real folders are read, never what a link points to"
 
 
 @dataclass(frozen=True)
@@ -54,15 +63,25 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
     """
     layout = Layout()
     candidates: dict[str, dict[str, Path]] = {}
+    unreadable: dict[str, str] = {}  # candidate -> why none of its folders is read
     for entry in _listing(root):
-        if not entry.is_dir():
+        if (why := name_problem(entry.name)) is not None:
+            layout.problems.append(f"{shown(entry.name, newlines=False)}: the name {why}; rename it to grade it")
+        elif entry.is_symlink():
+            candidates[entry.name], unreadable[entry.name] = {}, f"{entry.name}/ {LINKED}"
+        elif not entry.is_dir():
             layout.problems.append(f"{entry.name}: a file at the top level; expected <candidate>/<exercise>/<file>.py")
-        elif entry.name in RESERVED:
-            layout.problems.append(f"{entry.name}/: a candidate folder may not have this name (the output folder uses it)")
         else:
             candidates[entry.name] = {}
-            for sub in _listing(entry):
-                if sub.is_dir():
+            try:
+                subs = _listing(entry)
+            except OSError as e:
+                subs, unreadable[entry.name] = [], f"{entry.name}/ cannot be listed ({e.strerror or e})"
+            for sub in subs:
+                if (why := name_problem(sub.name)) is not None:
+                    layout.problems.append(f"{entry.name}/{shown(sub.name, newlines=False)}: the name {why}; "
+                                           "rename it to grade it")
+                elif sub.is_dir() or sub.is_symlink():  # a linked exercise folder gets its row, unreadable
                     candidates[entry.name][sub.name] = sub
                 else:
                     layout.problems.append(f"{entry.name}/{sub.name}: a file directly in the candidate folder; "
@@ -71,11 +90,14 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
     layout.exercises = list(only) if only else sorted(seen & known.keys())
     for candidate, folders in sorted(candidates.items()):
         for exercise in layout.exercises:
-            if exercise not in folders:
+            if candidate in unreadable:
+                layout.found.append(Found(candidate, exercise, problem=RowStatus.UNREADABLE,
+                                          reason=unreadable[candidate]))
+            elif exercise not in folders:
                 layout.found.append(Found(candidate, exercise, problem=RowStatus.MISSING,
                                           reason=f"no folder {candidate}/{exercise}/"))
             else:
-                layout.found.append(_read(candidate, exercise, folders[exercise], known[exercise]))
+                layout.found.append(_read(root, candidate, exercise, folders[exercise], known[exercise]))
         if not only:
             for name in sorted(set(folders) - known.keys()):
                 layout.found.append(Found(candidate, name, problem=RowStatus.UNKNOWN_EXERCISE,
@@ -88,27 +110,31 @@ def _listing(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "__")))
 
 
-def _read(candidate: str, exercise: str, folder: Path, expected: str) -> Found:
+def _read(root: Path, candidate: str, exercise: str, folder: Path, expected: str) -> Found:
     where = f"{candidate}/{exercise}/"
-    files = [p for p in _listing(folder) if p.suffix == ".py"]
+    if folder.is_symlink():
+        return Found(candidate, exercise, problem=RowStatus.UNREADABLE, reason=f"{where} {LINKED}")
+    try:
+        files = [p for p in _listing(folder) if p.suffix == ".py"]
+    except OSError as e:
+        return Found(candidate, exercise, problem=RowStatus.UNREADABLE, reason=f"{where} cannot be listed "
+                                                                                f"({e.strerror or e})")
     chosen = [p for p in files if p.name == expected] or files
     if not chosen:
         return Found(candidate, exercise, problem=RowStatus.MISSING, reason=f"no .py file in {where}")
     if len(chosen) > 1:
-        names = ", ".join(p.name for p in chosen)
+        names = ", ".join(shown(p.name, newlines=False) for p in chosen)
         return Found(candidate, exercise, problem=RowStatus.AMBIGUOUS,
                      reason=f"{len(chosen)} .py files in {where} and none is named {expected}: {names}")
     path = chosen[0]
-    bad = lambda status, why: Found(candidate, exercise, path, problem=status, reason=f"{where}{path.name}: {why}")  # noqa: E731
+    if (why := name_problem(path.name)) is not None:
+        return Found(candidate, exercise, problem=RowStatus.UNREADABLE,
+                     reason=f"{where}{shown(path.name, newlines=False)}: the file name {why}; rename it to grade it")
     try:
-        if path.is_dir():
-            return bad(RowStatus.UNREADABLE, "is a folder, not a file")
-        source = path.read_bytes()
-    except OSError as e:
-        return bad(RowStatus.UNREADABLE, f"cannot be read ({e.strerror or e})")
+        source = read_user_file(path, limit=MAX_SUBMISSION_BYTES, under=root)
+    except Unreadable as e:
+        return Found(candidate, exercise, path, problem=RowStatus.UNREADABLE, reason=f"{where}{path.name} {e.reason}")
     digest = hashlib.sha256(source).hexdigest()
-    if len(source) > MAX_SUBMISSION_BYTES:
-        return bad(RowStatus.INVALID, f"is {len(source)} bytes; the limit is {MAX_SUBMISSION_BYTES}")
     if not source.strip():
         return Found(candidate, exercise, path, source, digest, RowStatus.EMPTY, f"{where}{path.name} is empty")
     try:

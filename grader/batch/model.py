@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from urllib.parse import quote
 
+from grader.batch.outdir import CANDIDATES
 from grader.reports.model import Report, Status
 
 
@@ -50,7 +51,7 @@ class Row:
         """Relative URL of this row's HTML scorecard in the output folder, if it has one."""
         if self.report is None:
             return None
-        return f"{quote(self.candidate)}/{quote(self.exercise)}.html"
+        return f"{CANDIDATES}/{quote(self.candidate)}/{quote(self.exercise)}.html"
 
 
 def flags_for(report: Report | None) -> list[str]:

@@ -1,8 +1,14 @@
-"""Choose the output folder safely: the batch never writes over what a user gave us.
+"""Choose the output folder safely, and say where each thing goes in it.
 
 The folder must be new, empty, or one a previous batch made (it holds the
 store). It may not sit inside the submissions (it would be read as a candidate),
 and the submissions may not sit inside it.
+
+Names inside it come from two sides that must never meet: the grader's own files
+(``grader.sqlite`` and its ``-wal``/``-shm``, ``index.html``, ``summary.csv``, ...)
+at the top, and everything named after a candidate under ``candidates/<name>/``.
+No grader file is called ``candidates``, so no candidate name, whatever it is,
+can land on one of them (a folder named ``grader.sqlite-wal`` once stopped every run).
 """
 
 from __future__ import annotations
@@ -11,6 +17,14 @@ from pathlib import Path
 
 from grader.batch.store import FILENAME
 from grader.errors import UsageError
+
+#: The one top-level folder that holds per-candidate files; nothing of the grader's own is named so.
+CANDIDATES = "candidates"
+
+
+def candidate_dir(out: Path, candidate: str) -> Path:
+    """Where ``candidate``'s scorecards and Gradescope files go: ``<out>/candidates/<candidate>/``."""
+    return out / CANDIDATES / candidate
 
 
 def prepare_output(submissions: Path, out: Path) -> Path:

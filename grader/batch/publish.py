@@ -15,14 +15,15 @@ from grader.exercise import Exercise
 def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Path]:
     """summary.csv, results.jsonl, index.html, similarity.html and the per-submission files."""
     from grader.batch.panel import render_panel
-    from grader.batch.similarity import Submission, pairs_by_candidate, render_similarity_html, similar_pairs
+    from grader.batch.similarity import Submission, compare, pairs_by_candidate, render_similarity_html
 
     rows = batch.rows
     sources = {(f.candidate, f.exercise): f.source for f in batch.layout.found if f.source is not None}
     subs = [Submission(r.candidate, r.exercise, sources[(r.candidate, r.exercise)].decode("utf-8", "replace"), r.score)
             for r in rows if r.status is RowStatus.GRADED and (r.candidate, r.exercise) in sources]
     stubs = {name: ex.stub.read_text(encoding="utf-8") for name, ex in exercises.items()}
-    pairs = similar_pairs(subs, stubs)
+    similarity = compare(subs, stubs)  # under its time budget: the batch publishes whatever it takes
+    pairs = similarity.pairs
     paired = pairs_by_candidate(pairs)
     for row in rows:
         if paired.get((row.candidate, row.exercise)) and "similar" not in row.flags:
@@ -34,7 +35,7 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Pat
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     titles = {name: exercises[name].title for name in batch.layout.exercises if name in exercises}
     with atomic_write(out / "similarity.html") as f:
-        f.write(render_similarity_html(pairs))
+        f.write(render_similarity_html(similarity))
     with atomic_write(out / "index.html") as f:
         f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems))
     return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "similarity.html"]

@@ -2,7 +2,7 @@
 
 The evidence is the folder's SQLite store (``grader.sqlite``): every export in
 the folder (scorecards, CSV, JSONL) is rebuilt from it, so a stored report is
-what the batch decided. The exported ``<candidate>/<exercise>.json`` is also
+what the batch decided. The exported ``candidates/<candidate>/<exercise>.json`` is also
 compared with the store, so an export edited after the batch shows too.
 
 The folder is evidence, so nothing here writes into it: the store is copied to
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path, PurePosixPath
 
+from grader.batch.outdir import candidate_dir
 from grader.batch.store import FILENAME
 from grader.errors import GraderError, UsageError
 from grader.evidence.regrade import SubmissionChanged, regrade
@@ -159,13 +160,17 @@ def _submission(s: _Stored, submissions: Path | None, name: str) -> Path | None:
 
 
 def _export_differences(out_dir: Path, s: _Stored, stored: Report) -> list[str]:
-    """The exported panel JSON must say what the store says; an edited export is a difference too."""
-    export = Path(out_dir) / s.candidate / f"{s.exercise}.json"
-    if not export.is_file():
+    """The exported panel JSON must say what the store says; an edited export is a difference too.
+
+    Folders written before candidates moved under ``candidates/`` keep theirs at ``<candidate>/``.
+    """
+    tries = [candidate_dir(Path(out_dir), s.candidate), Path(out_dir) / s.candidate]
+    base = next((b for b in tries if (b / f"{s.exercise}.json").is_file()), None)
+    if base is None:
         return []
+    name = (base / f"{s.exercise}.json").relative_to(out_dir).as_posix()
     try:
-        exported = Report.from_json(export.read_text(encoding="utf-8"))
+        exported = Report.from_json((base / f"{s.exercise}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        return [f"{s.candidate}/{s.exercise}.json cannot be read as a report ({type(e).__name__})"]
-    return [f"{s.candidate}/{s.exercise}.json disagrees with the store: {line}"
-            for line in outcome_differences(stored, exported)]
+        return [f"{name} cannot be read as a report ({type(e).__name__})"]
+    return [f"{name} disagrees with the store: {line}" for line in outcome_differences(stored, exported)]

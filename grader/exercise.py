@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
+from grader.protocol import MAX_FRAME_BYTES
 
 #: Where ``grader submit attention`` looks for exercise folders by name.
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +44,8 @@ class Limits(_Strict):
     nofile: int = Field(256, ge=16)
     fsize_mb: int = Field(16, ge=1, description="largest file the candidate may write")
     tmpfs_mb: int = Field(64, ge=1, description="size of the writable /tmp")
+    result_mb: int = Field(64, ge=1, le=MAX_FRAME_BYTES // (1024 * 1024), description="largest reply one probe call may send back; "
+                           "the judge refuses a bigger one from its frame header, unread")
     call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 

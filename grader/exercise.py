@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import tomllib
 from enum import Enum
 from pathlib import Path
@@ -18,11 +19,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
+from grader.protocol import MAX_FRAME_BYTES
 from grader.untrusted import shown
 
 #: Where ``grader submit attention`` looks for exercise folders by name.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = REPO_ROOT / "exercises"
+
+#: What an exercise's name may be: a folder name in a catalog, never a path (no "/", no "..").
+EXERCISE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 
 
 class GpuPolicy(str, Enum):
@@ -44,12 +49,14 @@ class Limits(_Strict):
     nofile: int = Field(256, ge=16)
     fsize_mb: int = Field(16, ge=1, description="largest file the candidate may write")
     tmpfs_mb: int = Field(64, ge=1, description="size of the writable /tmp")
+    result_mb: int = Field(64, ge=1, le=MAX_FRAME_BYTES // (1024 * 1024), description="largest reply one probe call may send back; "
+                           "the judge refuses a bigger one from its frame header, unread")
     call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 
 
 class ExerciseMeta(_Strict):
-    name: str
+    name: str = Field(pattern=EXERCISE_NAME, description="letters, digits, '_' and '-': the folder's name")
     title: str
     version: str = "1"
     level: Literal["mid", "senior", "principal"] = Field(
@@ -156,6 +163,37 @@ def load_exercise(spec: str | Path) -> Exercise:
         if not p.exists():
             raise ExerciseError(f"Exercise {ex.name!r} has no {part}: {p} is missing.")
     return ex
+
+
+class NotAnExerciseName(UsageError):
+    """Stored data names its exercise with something that is not a catalog name (a path, most likely)."""
+
+    def __init__(self, name: object, where: str):
+        super().__init__(f"{where} names the exercise {str(name)!r}, which is not an exercise name: an exercise is "
+                         "looked up by name in the catalog, never loaded from a path given by stored data.",
+                         hint="A name is letters, digits, '_' and '-' (for example `attention`).")
+
+
+def load_catalog_exercise(name: object, root: Path | None = None, *, where: str = "The report") -> Exercise:
+    """The exercise called ``name`` in the catalog folder ``root`` (default ``exercises/``).
+
+    For names read back from stored data (a report, a batch store, a bundle): loading an
+    exercise imports its checks' ``conftest.py`` in the judge, so that text is only ever a
+    name looked up in a folder the user chose, never a path; ``/proc/self/cwd/bundle/ex``
+    would otherwise load a folder shipped with the evidence. :func:`load_exercise` keeps
+    taking paths, for the command line.
+    """
+    if not isinstance(name, str) or not re.fullmatch(EXERCISE_NAME, name):
+        raise NotAnExerciseName(name, where)
+    catalog = Path(root) if root is not None else EXERCISES_DIR
+    folder = catalog / name
+    if not (folder / "exercise.toml").is_file():
+        known = sorted(p.parent.name for p in catalog.glob("*/exercise.toml"))
+        raise UsageError(f"No exercise named {name!r} in {catalog}.", hint=f"Known exercises: {', '.join(known) or '(none)'}.")
+    exercise = load_exercise(folder)
+    if exercise.name != name:
+        raise UsageError(f"{folder} holds the exercise {exercise.name!r}, not {name!r}.")
+    return exercise
 
 
 def resolve_submission(exercise: Exercise, spec: str | Path | None) -> Path:

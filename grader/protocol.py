@@ -4,7 +4,9 @@ Both sides import this module, and it imports only the standard library, torch
 and safetensors: the worker runs it from a read-only copy inside a bare runtime
 image. Nothing here can execute code from the other side:
 
-- a frame is ``MAGIC`` + a 4-byte big-endian payload length + the payload;
+- a frame is ``MAGIC`` + a 4-byte big-endian payload length + the payload; a
+  reader refuses a frame longer than its cap from the length alone, before
+  reading the body (the judge's cap is the exercise's ``[limits] result_mb``);
 - a payload is a 4-byte JSON length, a UTF-8 JSON header, then an optional
   safetensors blob holding every tensor the header refers to.
 
@@ -27,14 +29,28 @@ MAGIC = b"GRDR"
 _HEADER = struct.Struct(">4sI")
 _JSON_LEN = struct.Struct(">I")
 
-MAX_FRAME_BYTES = 256 * 1024 * 1024
+MAX_FRAME_BYTES = 256 * 1024 * 1024  # the protocol's ceiling in either direction; readers may cap lower
 MAX_JSON_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_TENSORS = 4096
+_READ_CHUNK = 1024 * 1024  # what one read asks for: a body arrives into one buffer, not a list of copies
 
 
 class ProtocolError(Exception):
     """The peer sent something that is not a well-formed frame or value."""
+
+
+class FrameTooLarge(ProtocolError):
+    """A frame's header announced more bytes than the reader accepts; its body was left unread.
+
+    The stream is out of sync after this (the body is still coming), so the reader's
+    peer must be discarded, never read from again.
+    """
+
+    def __init__(self, size: int, limit: int):
+        self.size = size
+        self.limit = limit
+        super().__init__(f"frame of {size} bytes exceeds the cap of {limit}")
 
 
 class Opaque:
@@ -169,24 +185,30 @@ def _reject_constant(name):
     raise ProtocolError(f"bare {name} in JSON; non-finite floats must be tagged")
 
 
-def decode(payload: bytes) -> dict:
-    """Decode one frame's payload (without the 8-byte frame header)."""
-    if len(payload) < _JSON_LEN.size:
+def decode(payload) -> dict:
+    """Decode one frame's payload (without the 8-byte frame header): bytes or a bytearray."""
+    view = memoryview(payload)
+    if len(view) < _JSON_LEN.size:
         raise ProtocolError("payload shorter than its length prefix")
-    (n,) = _JSON_LEN.unpack_from(payload)
-    if n > MAX_JSON_BYTES or _JSON_LEN.size + n > len(payload):
+    (n,) = _JSON_LEN.unpack_from(view)
+    if n > MAX_JSON_BYTES or _JSON_LEN.size + n > len(view):
         raise ProtocolError(f"JSON header length {n} is out of bounds")
+    start = _JSON_LEN.size + n
+    return _decode_parts(bytes(view[_JSON_LEN.size:start]), bytes(view[start:]))
+
+
+def _decode_parts(header_json, blob: bytes) -> dict:
+    """Decode a payload's JSON header and its safetensors blob (read separately, so each is copied once)."""
     try:
-        header = json.loads(payload[4 : 4 + n], parse_constant=_reject_constant)
+        header = json.loads(header_json, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:
         raise ProtocolError(f"JSON header does not parse: {e}") from None
-    blob = payload[4 + n :]
     tensors = {}
     if blob:
         from safetensors.torch import load
 
         try:
-            tensors = load(bytes(blob))
+            tensors = load(blob)  # the tensors share the per-tensor buffers safetensors makes: no further copy
         except Exception as e:
             raise ProtocolError(f"tensor blob is not valid safetensors: {e}") from None
         if len(tensors) > MAX_TENSORS:
@@ -197,23 +219,49 @@ def decode(payload: bytes) -> dict:
     return message
 
 
-def read_exactly(read, n: int) -> bytes:
-    """Read ``n`` bytes with ``read(k)``; EOFError if the stream ends first."""
-    chunks, got = [], 0
+def read_exactly(read, n: int) -> bytearray:
+    """Read ``n`` bytes with ``read(k)`` into one buffer; EOFError if the stream ends first.
+
+    The buffer is allocated once and filled through a memoryview, in reads of at most
+    ``_READ_CHUNK``: a body never exists as a list of chunks and a joined copy at once.
+    """
+    buffer = bytearray(n)
+    view = memoryview(buffer)
+    got = 0
     while got < n:
-        chunk = read(n - got)
+        chunk = read(min(n - got, _READ_CHUNK))
         if not chunk:
             raise EOFError(f"stream ended after {got} of {n} bytes")
-        chunks.append(chunk)
+        view[got:got + len(chunk)] = chunk
         got += len(chunk)
-    return b"".join(chunks)
+    return buffer
 
 
-def read_frame(read) -> dict:
-    """Read and decode one frame from a ``read(n) -> bytes`` callable."""
+def read_frame(read, max_bytes: int = MAX_FRAME_BYTES) -> dict:
+    """Read and decode one frame from a ``read(n) -> bytes`` callable.
+
+    A frame announcing more than ``max_bytes`` raises :class:`FrameTooLarge` after
+    the 8-byte header, with nothing of its body read. The body is read in two parts,
+    the JSON header and the tensor blob, so the blob is turned into ``bytes`` (what
+    safetensors takes) once, without a second copy of the whole payload beside it.
+    """
     magic, length = _HEADER.unpack(read_exactly(read, _HEADER.size))
     if magic != MAGIC:
-        raise ProtocolError(f"bad frame magic {magic!r}: something other than the worker wrote to the channel")
-    if length > MAX_FRAME_BYTES:
-        raise ProtocolError(f"frame of {length} bytes exceeds {MAX_FRAME_BYTES}")
-    return decode(read_exactly(read, length))
+        raise ProtocolError(f"bad frame magic {bytes(magic)!r}: something other than the worker wrote to the channel")
+    if length > min(max_bytes, MAX_FRAME_BYTES):
+        raise FrameTooLarge(length, min(max_bytes, MAX_FRAME_BYTES))
+    if length < _JSON_LEN.size:
+        raise ProtocolError("payload shorter than its length prefix")
+    (n,) = _JSON_LEN.unpack(read_exactly(read, _JSON_LEN.size))
+    if n > MAX_JSON_BYTES or _JSON_LEN.size + n > length:
+        raise ProtocolError(f"JSON header length {n} is out of bounds")
+    header_json = read_exactly(read, n)
+    blob = read_exactly(read, length - _JSON_LEN.size - n)
+    return _decode_parts(header_json, _as_bytes(blob))
+
+
+def _as_bytes(buffer: bytearray) -> bytes:
+    """``bytes(buffer)``, emptying ``buffer`` at once, so the two copies coexist only for the copy itself."""
+    out = bytes(buffer)
+    buffer.clear()
+    return out

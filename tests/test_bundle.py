@@ -113,7 +113,7 @@ def test_a_submission_other_than_the_graded_one_is_refused(made, tmp_path):
 
 
 def test_regrade_finds_the_submission_inside_a_bundle(bundle):
-    r = invoke("regrade", bundle / "report.json", "--exercises", TOY.parent)
+    r = invoke("regrade", bundle / "report.json", "--exercises", TOY.parent, "--sandbox", "local")
     assert r.exit_code == 0 and "every check's outcome matches" in r.output, r.output
 
 
@@ -174,3 +174,35 @@ def test_a_report_that_does_not_parse_is_named_not_a_traceback(bundle, text):
     r = invoke("bundle", "verify", bundle)
     assert r.exit_code == 5 and "edited: report.json: not a grading report" in r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+def test_a_symlink_in_place_of_a_part_is_named_and_never_followed(bundle, tmp_path):
+    """output.txt moved out and linked back: the sums still match what the link points at."""
+    outside = tmp_path / "elsewhere.txt"
+    (bundle / "output.txt").rename(outside)
+    (bundle / "output.txt").symlink_to(outside)
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5, r.output
+    assert "edited: output.txt: a symlink, not read" in r.output
+
+
+def test_a_fifo_or_a_linked_folder_in_a_bundle_is_named_not_opened(bundle, tmp_path):
+    import os
+
+    os.mkfifo(bundle / "pipe")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("not the bundle's")
+    (bundle / "linked").symlink_to(tmp_path / "outside")
+    assert sorted(verify_bundle(bundle)) == ["linked: a symlink, not read", "pipe: not a regular file, not read"]
+
+
+def test_bundle_verify_shows_file_names_and_sums_lines_escaped(bundle):
+    hostile = "evil\x1b[2J\x1b]0;owned\x07\u202etxt.exe"
+    (bundle / hostile).write_text("x")
+    with open(bundle / SUMS, "a", encoding="utf-8") as f:
+        f.write(f"{'0' * 64}  gone\u202e\x1b[31m.txt\n")
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5, r.output
+    assert "edited: evil\\x1b[2J\\x1b]0;owned\\x07\\u202etxt.exe: extra" in r.output
+    assert "edited: gone\\u202e\\x1b[31m.txt: missing" in r.output
+    assert "\x1b" not in r.output and "\u202e" not in r.output

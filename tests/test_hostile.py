@@ -37,6 +37,7 @@ EXPECTED = {
     "background_process.py": {Status.FAILED, Status.ERROR},
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
     "spy_sandbox_facts.py": {Status.FAILED, Status.ERROR},
+    "huge_frame.py": {Status.ERROR},
 }
 
 
@@ -93,6 +94,11 @@ def _specific(name, report):
         assert all("deadline" in c.message for c in report.checks)
     elif name == "memory_bomb.py":
         assert any("memory" in c.message for c in report.checks)
+    elif name == "huge_frame.py":  # refused from the frame header: the check fails by name, no infra error
+        assert report.environment.limits["result_mb"] == 64
+        for check in report.checks:
+            assert check.message.startswith("the sandbox sent a 240 MB result for 'scale'; "
+                                            "the limit for this exercise is 64 MB"), check.message
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

@@ -124,3 +124,44 @@ def test_state_dicts_cross_as_dicts():
     assert isinstance(sd, OrderedDict)
     back = roundtrip({"type": "x", "sd": sd})["sd"]
     assert list(back) == ["weight", "bias"] and torch.equal(back["weight"], sd["weight"])
+
+
+class HeaderOnly:
+    """A stream that hands out one frame header and fails the test if anything past it is read."""
+
+    def __init__(self, header: bytes):
+        self.data, self.pos = header, 0
+
+    def read(self, n: int) -> bytes:
+        if self.pos >= len(self.data):
+            pytest.fail("the reader went past the frame header")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += len(out)
+        return out
+
+
+@pytest.mark.parametrize("cap", [1024, protocol.MAX_FRAME_BYTES])
+def test_a_frame_over_the_cap_is_refused_from_its_header_before_its_body(cap):
+    stream = HeaderOnly(struct.pack(">4sI", protocol.MAGIC, cap + 1))
+    with pytest.raises(protocol.FrameTooLarge) as refused:
+        protocol.read_frame(stream.read, cap)
+    assert (refused.value.size, refused.value.limit) == (cap + 1, cap)
+    assert stream.pos == 8
+
+
+def test_a_frame_at_the_cap_is_read_and_a_caller_cannot_raise_the_protocol_ceiling():
+    frame = protocol.encode({"type": "x", "t": torch.arange(64.0)})
+    length = len(frame) - 8
+    assert torch.equal(protocol.read_frame(io.BytesIO(frame).read, length)["t"], torch.arange(64.0))
+    with pytest.raises(protocol.FrameTooLarge):
+        protocol.read_frame(io.BytesIO(frame).read, length - 1)
+    stream = HeaderOnly(struct.pack(">4sI", protocol.MAGIC, protocol.MAX_FRAME_BYTES + 1))
+    with pytest.raises(protocol.FrameTooLarge):
+        protocol.read_frame(stream.read, 2 * protocol.MAX_FRAME_BYTES)
+
+
+def test_a_frame_read_in_small_pieces_comes_back_whole():
+    tensor = torch.randn(3, 1000)
+    stream = io.BytesIO(protocol.encode({"type": "x", "t": tensor, "s": "é"}))
+    back = protocol.read_frame(lambda n: stream.read(min(n, 7)))
+    assert torch.equal(back["t"], tensor) and back["s"] == "é"

@@ -40,15 +40,16 @@ def graded(tmp_path_factory):
 
 def test_fresh_report_matches_with_the_recorded_seed(graded):
     report = read_report(graded / "report.json")
-    result = regrade(report, graded / "solution.py", exercise_root=TOY.parent)
+    result = regrade(report, graded / "solution.py", exercise_root=TOY.parent, sandbox="local")
     assert result.matches and result.differences == []
     assert result.new.environment.hypothesis_seed == SEED and result.new.environment.sandbox == "local"
 
 
 def test_cli_finds_the_submission_beside_the_report_and_exits_0(graded):
-    r = invoke("regrade", graded / "report.json", "--exercises", TOY.parent)
+    r = invoke("regrade", graded / "report.json", "--exercises", TOY.parent, "--sandbox", "local")
     assert r.exit_code == 0, r.output
     assert "every check's outcome matches" in r.output
+    assert "note: sandbox local (as recorded), as asked: candidate code ran as you, not isolated" in r.output
 
 
 def test_an_edited_outcome_is_a_mismatch_naming_the_check(graded, tmp_path):
@@ -56,7 +57,8 @@ def test_an_edited_outcome_is_a_mismatch_naming_the_check(graded, tmp_path):
     check = next(c for c in data["checks"] if c["name"] == "Scales a small tensor")
     check["status"], check["score"] = "failed", 0.0
     (tmp_path / "edited.json").write_text(json.dumps(data))
-    r = invoke("regrade", tmp_path / "edited.json", graded / "solution.py", "--exercises", TOY.parent)
+    r = invoke("regrade", tmp_path / "edited.json", graded / "solution.py", "--exercises", TOY.parent,
+               "--sandbox", "local")
     assert r.exit_code == 5, r.output
     mismatches = [line for line in r.output.splitlines() if line.startswith("mismatch:")]
     assert len(mismatches) == 1 and "Scales a small tensor" in mismatches[0]
@@ -79,7 +81,7 @@ def test_an_exercise_changed_since_is_said_not_crashed(tmp_path):
     (tmp_path / "report.json").write_text(grade(root / "toy", sub, sandbox="local").to_json())
     with open(root / "toy" / "checks" / "test_toy.py", "a") as f:
         f.write("\n# an author's edit after the grading\n")
-    r = invoke("regrade", tmp_path / "report.json", "--exercises", root)
+    r = invoke("regrade", tmp_path / "report.json", "--exercises", root, "--sandbox", "local")
     assert r.exit_code == 5, r.output
     assert "the exercise changed since this report" in r.output and "Traceback" not in r.output
 
@@ -144,7 +146,8 @@ def test_a_runtime_override_is_noted_like_a_sandbox_override(runsc_report, grade
     assert result.notes == ["runtime runc instead of the recorded runsc"]
     local = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent, sandbox="local", runtime="runc")
     assert grade_calls[-1]["runtime"] is None  # the local sandbox has no OCI runtime
-    assert local.notes == ["sandbox local instead of the recorded docker"]
+    assert local.notes == ["sandbox local (instead of the recorded docker), as asked: candidate code ran as you, "
+                           "not isolated"]
 
 
 def test_cli_runtime_override_is_said(runsc_report, grade_calls, graded, tmp_path):
@@ -167,3 +170,97 @@ def test_a_batch_regrade_passes_the_override_to_each_row(runsc_report, grade_cal
     assert [r.outcome for r in result.rows] == [Outcome.MATCHES]
     assert result.rows[0].notes == ["runtime runc instead of the recorded runsc"]
     assert grade_calls[-1]["runtime"] == "runc"
+
+
+# ---------------------------------------------------------------- a report is data, never a path or a choice of isolation
+
+ESC = "\x1b[2J\x1b]0;owned\x07\u202e"  # clear the screen, retitle the terminal, reverse the line
+
+
+@pytest.fixture
+def shipped_exercise(tmp_path):
+    """A toy exercise folder as an attacker ships it in a bundle: its checks' conftest.py leaves a marker."""
+    folder = tmp_path / "bundle" / "ex"
+    shutil.copytree(TOY, folder)
+    marker = tmp_path / "conftest-ran"
+    (folder / "checks" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').write('ran in the judge')\n")
+    return folder, marker
+
+
+@pytest.mark.parametrize("as_written", ["absolute", "proc", "relative"])
+def test_a_report_naming_its_exercise_by_path_is_refused_and_nothing_of_it_runs(graded, shipped_exercise, tmp_path,
+                                                                                monkeypatch, as_written):
+    folder, marker = shipped_exercise
+    monkeypatch.chdir(tmp_path)
+    data = json.loads((graded / "report.json").read_text())
+    data["exercise"] = {"absolute": str(folder), "proc": "/proc/self/cwd/bundle/ex", "relative": "../bundle/ex"}[as_written]
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--sandbox", "local",
+               *(["--exercises", tmp_path / "bundle"] if as_written == "relative" else []))
+    assert r.exit_code == 2, r.output
+    assert "which is not an exercise name" in r.output and "Traceback" not in r.output
+    assert not marker.exists(), "the shipped folder's conftest.py ran in the judge"
+
+
+def test_a_report_naming_a_catalog_exercise_loads_it_from_the_catalog_only(graded, tmp_path):
+    data = json.loads((graded / "report.json").read_text())
+    data["exercise"] = "nosuch"
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent)
+    assert r.exit_code == 2 and "No exercise named 'nosuch'" in r.output, r.output
+
+
+def test_a_report_recording_the_local_sandbox_is_regraded_in_docker_unless_asked(graded, grade_calls):
+    report = read_report(graded / "report.json")
+    assert report.environment.sandbox == "local"
+    result = regrade(report, graded / "solution.py", exercise_root=TOY.parent)
+    assert grade_calls[-1]["sandbox"] == "docker"
+    assert "sandbox docker instead of the recorded local: a recorded local sandbox is used only when asked for " \
+           "(--sandbox local)" in result.notes
+    asked = regrade(report, graded / "solution.py", exercise_root=TOY.parent, sandbox="local")
+    assert grade_calls[-1]["sandbox"] == "local"
+    assert asked.notes[0] == "sandbox local (as recorded), as asked: candidate code ran as you, not isolated"
+
+
+def test_cli_regrades_a_local_report_in_docker_by_default_and_says_so(graded, grade_calls):
+    r = invoke("regrade", graded / "report.json", "--exercises", TOY.parent)
+    assert r.exit_code == 0, r.output
+    assert grade_calls[-1]["sandbox"] == "docker" and "note: sandbox docker instead of the recorded local" in r.output
+
+
+def test_regrade_output_shows_escapes_never_the_raw_characters(graded, grade_calls, tmp_path):
+    data = json.loads((graded / "report.json").read_text())
+    check = next(c for c in data["checks"] if c["name"] == "Scales a small tensor")
+    check["name"], check["status"], check["score"] = "Scales" + ESC, "failed", 0.0
+    data["environment"]["torch_version"] = "2.0" + ESC
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent)
+    assert r.exit_code == 5, r.output
+    assert "mismatch: Scales\\x1b[2J\\x1b]0;owned\\x07\\u202e [" in r.output
+    assert "note: torch_version: recorded 2.0\\x1b[2J" in r.output
+    assert "\x1b" not in r.output and "\u202e" not in r.output and "\x07" not in r.output
+
+
+def test_an_error_quoting_a_report_field_shows_escapes(graded, tmp_path):
+    data = json.loads((graded / "report.json").read_text())
+    data["exercise"] = "ex" + ESC
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent)
+    assert r.exit_code == 2 and "not an exercise name" in r.output, r.output
+    assert "\\x1b[2J" in r.output and "\x1b" not in r.output and "\u202e" not in r.output
+
+
+def test_a_batch_row_naming_a_path_or_control_characters_is_refused_and_shown_escaped(graded, grade_calls, tmp_path):
+    from grader.batch.store import Key, Store
+
+    report = read_report(graded / "report.json")
+    report.exercise = "/proc/self/cwd/bundle/ex"
+    store = Store(tmp_path)
+    store.save_graded(Key("ann" + ESC, "toy", report.environment.submission_sha256, "v"),
+                      str(graded / "solution.py"), report, 1)
+    store.close()
+    r = invoke("regrade", tmp_path, "--exercises", TOY.parent, "--submissions", tmp_path)
+    assert r.exit_code == 5, r.output
+    assert "ann\\x1b[2J\\x1b]0;owned\\x07\\u202e toy: refused: The report names the exercise " \
+           "'/proc/self/cwd/bundle/ex'" in r.output
+    assert "\x1b" not in r.output and "\u202e" not in r.output and grade_calls == []

@@ -59,7 +59,7 @@ def copy(batch, tmp_path):
 
 
 def regrade_folder(subs, out):
-    return invoke("regrade", out, "--submissions", subs, "--exercises", ROOT, "--jobs", "2")
+    return invoke("regrade", out, "--submissions", subs, "--exercises", ROOT, "--jobs", "2", "--sandbox", "local")
 
 
 def test_a_fresh_batch_matches_and_its_folder_is_left_byte_for_byte(batch):
@@ -105,7 +105,7 @@ def test_a_submission_edited_after_the_batch_is_changed_not_graded(copy):
     subs, out = copy
     with open(subs / "ann" / "toy" / "toy.py", "a") as f:
         f.write("# edited after the batch\n")
-    result = regrade_batch(out, submissions=subs, exercise_root=ROOT)
+    result = regrade_batch(out, submissions=subs, exercise_root=ROOT, sandbox="local")
     ann = next(row for row in result.rows if row.candidate == "ann")
     assert ann.outcome is Outcome.CHANGED and "changed since the batch" in ann.problem
     r = regrade_folder(subs, out)
@@ -118,7 +118,7 @@ def test_a_missing_submission_and_a_stored_not_graded_row(copy):
     store = Store(out)
     store.save_not_graded(Key("cal", "toy", "0" * 64, "v"), "cal/toy/toy.py", "the engine went away", 3)
     store.close()
-    result = regrade_batch(out, submissions=subs, exercise_root=ROOT)
+    result = regrade_batch(out, submissions=subs, exercise_root=ROOT, sandbox="local")
     outcomes = {row.candidate: row.outcome for row in result.rows}
     assert outcomes == {"ann": Outcome.MATCHES, "ben": Outcome.MISSING, "cal": Outcome.SKIPPED}
     assert not result.all_match

@@ -19,12 +19,12 @@ PROBES = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
 def sandbox_for(tmp_path):
     opened = []
 
-    def open_(source: str, *, forbid=(), call_timeout_s=5.0):
+    def open_(source: str, *, forbid=(), call_timeout_s=5.0, max_frame_bytes=64 * 2**20):
         sub = tmp_path / f"cand{len(opened)}.py"
         sub.write_text(textwrap.dedent(source))
         staged = stage(probes=PROBES, submission=sub, module_name="cand", dest=tmp_path / f"stage{len(opened)}")
         box = Sandbox(local_starter(staged, list(forbid), Limits(memory_mb=1024)),
-                      call_timeout_s=call_timeout_s)
+                      call_timeout_s=call_timeout_s, max_frame_bytes=max_frame_bytes)
         opened.append(box)
         return box
 
@@ -43,6 +43,20 @@ def test_values_and_tensors_come_back(sandbox_for):
     assert r.ok and torch.equal(r.value["double"], torch.tensor([0.0, 2.0, 4.0]))
     assert r.value["echo"] == {"k": [1.5]} and r.value["t"] == (1, None)
     assert box.hello["torch"] == torch.__version__
+
+
+def test_a_result_over_the_cap_fails_that_call_by_name_and_the_next_call_gets_a_fresh_sandbox(sandbox_for):
+    box = sandbox_for("""
+        import torch
+        def f(n):
+            return torch.zeros(n, dtype=torch.uint8)
+    """, max_frame_bytes=2**20)
+    r = box.call("run", ["f", 4 * 2**20])
+    assert r.failure is Failure.TOO_LARGE and r.value is None
+    assert r.failure_message == "the sandbox sent a 4 MB result for 'run'; the limit for this exercise is 1 MB " \
+                                "([limits] result_mb)"
+    small = box.call("run", ["f", 10])
+    assert small.ok and small.value.shape == (10,) and box.starts == 2
 
 
 def test_candidate_exception_is_data_with_our_frames_removed(sandbox_for):

@@ -24,11 +24,14 @@ class GraderGroup(click.Group):
             from rich.console import Console
             from rich.markup import escape
 
+            from grader.untrusted import shown
+
             console = Console(stderr=True, highlight=False)
             label = "not graded" if e.exit_code == 3 else "error"
-            console.print(f"[bold red]{label}:[/] {escape(str(e))}", soft_wrap=True)  # messages hold paths, [extras]
+            # Messages quote paths, names and fields from outside (reports, folders): escaped, never obeyed.
+            console.print(f"[bold red]{label}:[/] {escape(shown(e))}", soft_wrap=True)  # [extras] are no markup
             if e.hint:
-                console.print(escape(e.hint), soft_wrap=True)
+                console.print(escape(shown(e.hint)), soft_wrap=True)
             sys.exit(e.exit_code)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_MISMATCH
+from grader.untrusted import shown
 
 
 @click.group("bundle")
@@ -28,8 +29,8 @@ def verify(folder):
 
     problems = verify_bundle(folder)
     if not problems:
-        click.echo(f"bundle intact: every file matches {folder / 'SHA256SUMS'}")
+        click.echo(shown(f"bundle intact: every file matches {folder / 'SHA256SUMS'}", newlines=False))
         return
-    for line in problems:
-        click.echo(f"edited: {line}")
+    for line in problems:  # they name files of the bundle and lines of its sums file: escaped
+        click.echo(shown(f"edited: {line}", newlines=False))
     sys.exit(EXIT_MISMATCH)

@@ -19,6 +19,12 @@ import click
 
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
 from grader.sandbox.oci_runtime import RUNTIMES
+from grader.untrusted import shown
+
+
+def _say(line: str, *, err: bool = False) -> None:
+    """Echo one line that carries text from a report, a store or a folder: escaped, on one line."""
+    click.echo(shown(line, newlines=False), err=err)
 
 
 @click.command("regrade")
@@ -27,7 +33,8 @@ from grader.sandbox.oci_runtime import RUNTIMES
 @click.option("--exercises", "--exercise-root", "exercise_root", type=click.Path(path_type=Path, file_okay=False),
               help="Folder holding exercise folders by name (default: the repository's exercises/).")
 @click.option("--sandbox", type=click.Choice(["docker", "local"]),
-              help="Override the recorded sandbox kind (noted in the output).")
+              help="Sandbox to regrade in (default docker, whatever the report records: a recorded local "
+                   "sandbox is used only when asked for here, and noted).")
 @click.option("--runtime", type=click.Choice(RUNTIMES),
               help="Override the recorded OCI runtime of a Docker regrade (noted in the output). Default: the "
                    "recorded one (runc for reports that record none), never $GRADER_RUNTIME.")
@@ -60,15 +67,15 @@ def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) ->
     path = submission or _default_submission(report_path, report.environment.submission_name)
     result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        _say(f"note: {note}", err=True)
     if not result.new.graded:
-        click.echo(f"not graded: {result.new.not_graded_reason}", err=True)
+        _say(f"not graded: {result.new.not_graded_reason}", err=True)
         sys.exit(EXIT_INFRA)
     if result.matches:
         click.echo("every check's outcome matches")
         return
     for line in result.differences:
-        click.echo(f"mismatch: {line}")
+        _say(f"mismatch: {line}")
     sys.exit(EXIT_MISMATCH)
 
 
@@ -80,14 +87,14 @@ def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs)
     for row in result.rows:
         where = f"{row.candidate} {row.exercise}"
         if row.outcome is Outcome.MATCHES:
-            click.echo(f"{where}: matches")
+            _say(f"{where}: matches")
         elif row.outcome is Outcome.DIFFERS:
             for line in row.differences:
-                click.echo(f"{where}: mismatch: {line}")
+                _say(f"{where}: mismatch: {line}")
         else:
-            click.echo(f"{where}: {row.outcome.value}: {row.problem}")
+            _say(f"{where}: {row.outcome.value}: {row.problem}")
         for note in row.notes:
-            click.echo(f"{where}: note: {note}", err=True)
+            _say(f"{where}: note: {note}", err=True)
     counts = ", ".join(f"{result.count(o)} {o.value.replace('_', ' ')}" for o in Outcome if result.count(o))
     click.echo(f"{len(result.rows)} stored rows: {counts or 'none'}.")
     if any(r.outcome.counts_against for r in result.rows):
@@ -98,6 +105,9 @@ def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs)
 
 def _default_submission(report_path: Path, name: str) -> Path:
     folder = Path(report_path).parent
+    if Path(name).name != name or name in (".", ".."):  # a report's field is a file name, never a path
+        raise UsageError(f"The report names its submission {name!r}, which is not a file name.",
+                         hint="Pass the submission file as the second argument.")
     for candidate in (folder / name, folder / "submission" / name):
         if name and candidate.is_file():
             return candidate

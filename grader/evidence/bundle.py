@@ -9,6 +9,10 @@ nothing against someone who edits a file and regenerates them, so
 submission's hash, the environment and the output against the report). The folder is built
 beside ``dest`` and renamed into place, so a half-written bundle is never seen,
 and an existing one is never overwritten.
+
+A bundle to verify comes from someone else: only its regular files are read. A
+symlink (which could point at any file of the reviewer's), a FIFO (which would
+hang the read) or a device is a problem named in the list, never followed or opened.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -90,18 +95,24 @@ def verify_bundle(dest: Path) -> list[str]:
 
 
 def _sums_problems(dest: Path) -> list[str]:
-    sums = dest / SUMS
-    if not sums.is_file():
+    try:
+        text = _read_regular(dest / SUMS).decode("utf-8", errors="replace")
+    except FileNotFoundError:
         return [f"{SUMS}: missing"]
+    except OSError as e:
+        return [f"{SUMS}: cannot be read ({e.strerror or type(e).__name__})"]
     listed, problems = {}, []
-    for n, line in enumerate(sums.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         digest, sep, rel = line.partition("  ")
         if not sep or len(digest) != 64 or not rel:
             problems.append(f"{SUMS} line {n}: malformed")
         else:
             listed[rel] = digest
-    present = _digests(dest)
+    present, others = _scan(dest)
+    problems += [f"{rel}: {kind}, not read" for rel, kind in others.items()]
     for rel, digest in listed.items():
+        if rel in others:
+            continue
         if rel not in present:
             problems.append(f"{rel}: missing")
         elif present[rel] != digest:
@@ -112,18 +123,22 @@ def _sums_problems(dest: Path) -> list[str]:
 
 def _agreement_problems(dest: Path) -> list[str]:
     """Whether the parts agree with ``report.json``: what an edit followed by new sums cannot hide."""
-    folder = dest / "submission"
-    subs = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    subs = sorted(rel for rel in _scan(dest)[0] if rel.startswith("submission/"))
     problems = [] if len(subs) == 1 else [f"submission/: holds {len(subs)} files, a bundle holds exactly one"]
     try:
-        report = Report.from_json((dest / "report.json").read_bytes().decode("utf-8"))
+        report = Report.from_json(_read_regular(dest / "report.json").decode("utf-8"))
     except FileNotFoundError:
         return problems + ["report.json: missing"]
     except (OSError, ValueError) as e:  # pydantic's ValidationError and UnicodeDecodeError are ValueErrors
         return problems + [f"report.json: not a grading report ({type(e).__name__})"]
     env = report.environment
-    for sub in subs if len(subs) == 1 else []:
-        rel, digest = sub.relative_to(dest).as_posix(), hashlib.sha256(sub.read_bytes()).hexdigest()
+    for rel in subs if len(subs) == 1 else []:
+        sub = dest / rel
+        try:
+            digest = hashlib.sha256(_read_regular(sub)).hexdigest()
+        except OSError as e:
+            problems.append(f"{rel}: cannot be read ({e.strerror or type(e).__name__})")
+            continue
         if digest != env.submission_sha256:
             problems.append(f"{rel}: sha256 {digest} is not the one report.json records "
                             f"({env.submission_sha256 or 'none'})")
@@ -142,7 +157,7 @@ def _differs(path: Path, parse, expected, what: str) -> list[str]:
     Bytes are decoded as they are (no newline translation): a candidate's ``\\r`` is output too.
     """
     try:
-        found = parse(path.read_bytes().decode("utf-8"))
+        found = parse(_read_regular(path).decode("utf-8"))
     except FileNotFoundError:
         return [f"{path.name}: missing"]
     except (OSError, ValueError) as e:
@@ -156,10 +171,42 @@ def _differs(path: Path, parse, expected, what: str) -> list[str]:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    """sha256 of every file under ``root`` but the sums file, by relative path, sorted."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.is_file() and rel != SUMS:
-            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return dict(sorted(out.items()))
+    """sha256 of every regular file under ``root`` but the sums file, by relative path, sorted."""
+    return _scan(root)[0]
+
+
+def _scan(root: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Walk ``root`` without following links: (sha256 of each regular file, what each other entry is).
+
+    Both by relative path, sorted; the sums file is left out of the first.
+    """
+    files, others = {}, {}
+    for folder, dirs, names in os.walk(root):  # os.walk lists a link to a folder but never enters it
+        for name in dirs + names:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISDIR(mode):
+                continue
+            if not stat.S_ISREG(mode):
+                others[rel] = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
+            elif rel != SUMS:
+                try:
+                    files[rel] = hashlib.sha256(_read_regular(path)).hexdigest()
+                except OSError as e:
+                    others[rel] = f"unreadable ({e.strerror or type(e).__name__})"
+    return dict(sorted(files.items())), dict(sorted(others.items()))
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file; OSError for a link, FIFO, device or folder.
+
+    Opened without following a final symlink and without blocking (a FIFO swapped in after a
+    check must not hang), then checked on the open file itself.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(0, "not a regular file", str(path))
+        return f.read()

@@ -2,11 +2,16 @@
 
 Conditions are taken from ``report.environment`` rather than from the command
 line, so a reviewer cannot regrade under different settings by accident: the
-same exercise (by name, and its content fingerprint must still match), the same
-hypothesis seed, the same sandbox kind and, in Docker, the same OCI runtime
-(unless overridden, which is noted; a report from before runtimes were recorded
-was graded under runc), and the very same submission bytes (checked by sha256
+same exercise (by catalog name only, and its content fingerprint must still
+match), the same hypothesis seed, in Docker the same OCI runtime (unless
+overridden, which is noted; a report from before runtimes were recorded was
+graded under runc), and the very same submission bytes (checked by sha256
 before anything runs).
+
+A report is data someone else may have written, so nothing in it can lower the
+isolation or pick the code that runs: the exercise is a name looked up in the
+catalog (never a path), and the sandbox is Docker whatever the report records
+unless the caller asks for the local one, which is then noted.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from grader.errors import UsageError, describe_invalid
-from grader.exercise import EXERCISES_DIR, load_exercise
+from grader.exercise import load_catalog_exercise
 from grader.grading import grade, read_submission
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
@@ -62,20 +67,27 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
             sandbox: str | None = None, runtime: str | None = None) -> RegradeResult:
     """Grade ``submission`` again as ``report`` was graded; ``exercise_root`` holds exercise folders by name.
 
-    ``sandbox`` and ``runtime`` override the recorded sandbox kind and OCI runtime (each noted when it differs).
+    ``sandbox`` is the caller's choice of sandbox, Docker when None: a recorded ``local`` never
+    lowers the isolation by itself. ``runtime`` overrides the recorded OCI runtime. Each is noted
+    when it differs from the record, and the local sandbox always is.
     """
     env = report.environment
     if report.audience == "candidate":
         raise UsageError("This report is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
                          "compared check by check.", hint="Regrade from the panel-audience report.")
+    exercise = load_catalog_exercise(report.exercise, exercise_root)
     actual = hashlib.sha256(read_submission(submission)).hexdigest()
     if actual != env.submission_sha256:
         raise SubmissionChanged(submission, actual, env.submission_sha256)
-    exercise = load_exercise(Path(exercise_root or EXERCISES_DIR) / report.exercise)
-    kind = sandbox or env.sandbox or "docker"
+    kind = sandbox or "docker"
     notes = []
-    if kind != env.sandbox:
-        notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}")
+    if kind == "local":
+        recorded = "as recorded" if env.sandbox == "local" else f"instead of the recorded {env.sandbox or '(none)'}"
+        notes.append(f"sandbox local ({recorded}), as asked: candidate code ran as you, not isolated")
+    elif kind != env.sandbox:
+        notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}"
+                     + (": a recorded local sandbox is used only when asked for (--sandbox local)"
+                        if env.sandbox == "local" else ""))
     oci = None
     if kind == "docker":
         oci, note = _runtime(env.oci_runtime, runtime)

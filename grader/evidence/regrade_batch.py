@@ -26,6 +26,7 @@ from grader.batch.outdir import candidate_dir
 from grader.batch.store import FILENAME
 from grader.errors import GraderError, UsageError
 from grader.evidence.regrade import SubmissionChanged, regrade
+from grader.exercise import NotAnExerciseName
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
 
@@ -35,6 +36,7 @@ class Outcome(str, Enum):
     DIFFERS = "differs"  # a check's outcome (or the exercise, or the export) differs
     CHANGED = "changed"  # the submission's sha256 is not the one stored: not regraded
     MISSING = "missing"  # no submission file where the batch found it
+    REFUSED = "refused"  # the stored report is not one to act on: unreadable, or its exercise is not a catalog name
     NOT_GRADED = "not_graded"  # the regrade itself could not grade (infrastructure, exercise gone)
     SKIPPED = "skipped"  # stored as not graded by the batch: nothing to compare
     SUPERSEDED = "superseded"  # an older grading of this (candidate, exercise): a later row replaced it
@@ -42,7 +44,7 @@ class Outcome(str, Enum):
     @property
     def counts_against(self) -> bool:
         """Whether this row means the folder's evidence does not stand as recorded."""
-        return self in (Outcome.DIFFERS, Outcome.CHANGED, Outcome.MISSING)
+        return self in (Outcome.DIFFERS, Outcome.CHANGED, Outcome.MISSING, Outcome.REFUSED)
 
 
 @dataclass
@@ -128,13 +130,20 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
     if s.status != "graded" or not s.report:
         row.problem = f"stored as not graded ({s.reason or 'no reason recorded'})"
         return row
-    report = Report.from_json(s.report)
+    try:
+        report = Report.from_json(s.report)
+    except ValueError as e:  # pydantic's ValidationError: an edited store
+        row.outcome, row.problem = Outcome.REFUSED, f"the stored report is not a grading report ({type(e).__name__})"
+        return row
     path = _submission(s, submissions, report.environment.submission_name)
     if path is None:
         row.outcome, row.problem = Outcome.MISSING, f"no submission file at {s.source}"
         return row
     try:
         result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
+    except NotAnExerciseName as e:  # checked before anything is loaded
+        row.outcome, row.problem = Outcome.REFUSED, str(e)
+        return row
     except SubmissionChanged as e:  # checked before anything is graded
         row.outcome = Outcome.CHANGED
         row.problem = f"{path} changed since the batch: sha256 {e.actual}, stored {e.recorded}"

@@ -16,6 +16,7 @@ import importlib
 _EXPORTS = {
     "CandidateError": "grader.judge.calls",
     "ProtocolViolation": "grader.judge.calls",
+    "ResultTooLarge": "grader.judge.calls",
     "SandboxCrash": "grader.judge.calls",
     "SandboxFailure": "grader.judge.calls",
     "SandboxTimeout": "grader.judge.calls",

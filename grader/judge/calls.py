@@ -47,7 +47,12 @@ class ProtocolViolation(SandboxFailure):
     pass
 
 
-_FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation}
+class ResultTooLarge(SandboxFailure):
+    """The sandbox sent more than the exercise's ``result_mb``: refused unread, the sandbox restarted."""
+
+
+_FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation,
+             Failure.TOO_LARGE: ResultTooLarge}
 
 
 @dataclass

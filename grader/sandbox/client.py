@@ -5,7 +5,10 @@ probe returned, the candidate's exception, or why there is no answer at all
 (timeout, crash, protocol violation), plus output and timing. The sandbox
 restarts after a crash or timeout so one bad call fails one check, not the rest.
 An import that crashes or hangs is remembered: every later call fails the same
-way at once instead of restarting the container for each check.
+way at once instead of restarting the container for each check. A reply larger
+than the exercise allows (``[limits] result_mb``) is refused from its frame
+header, unread, so whatever the sandbox sends, the judge holds at most one
+in-cap frame.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ class Failure(str, Enum):
     TIMEOUT = "timeout"  # the call ran past its wall-clock deadline; the worker was killed
     CRASH = "crash"  # the worker died (os._exit, segfault, memory limit)
     PROTOCOL = "protocol"  # the channel carried something that is not a valid frame
+    TOO_LARGE = "too_large"  # a reply announced more bytes than the exercise's cap; refused unread
 
 
 @dataclass
@@ -65,9 +69,10 @@ class Sandbox:
     """Calls probes in a worker started by ``start_transport``; restarts it after a failure."""
 
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
-                 start_timeout_s: float = 120.0):
+                 start_timeout_s: float = 120.0, max_frame_bytes: int = protocol.MAX_FRAME_BYTES):
         self._start_transport = start_transport
         self.call_timeout_s = call_timeout_s
+        self.max_frame_bytes = max_frame_bytes
         self.start_timeout_s = start_timeout_s
         self.hello: dict | None = None
         self.starts = 0
@@ -97,7 +102,7 @@ class Sandbox:
         transport = self._start_transport()
         self._transport = transport
         deadline = time.monotonic() + self.start_timeout_s
-        hello = protocol.read_frame(lambda n: self._read(n, deadline))
+        hello = protocol.read_frame(lambda n: self._read(n, deadline), self.max_frame_bytes)
         if hello.get("type") == "fatal":
             raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
         if hello.get("type") != "hello":
@@ -173,7 +178,7 @@ class Sandbox:
         try:
             self._transport.send(frame)
             while True:
-                reply = protocol.read_frame(lambda n: self._read(n, deadline))
+                reply = protocol.read_frame(lambda n: self._read(n, deadline), self.max_frame_bytes)
                 if reply.get("type") in ("importing", "imported"):
                     importing = reply["type"] == "importing"
                     continue
@@ -185,6 +190,10 @@ class Sandbox:
             reason = self._transport.exit_reason()
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
             return self._fail(probe, Failure.CRASH, f"the sandbox died{where}: {reason}", importing, started)
+        except protocol.FrameTooLarge as e:  # the body is still coming: _fail discards the worker
+            return self._fail(probe, Failure.TOO_LARGE,
+                              f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; the limit for this "
+                              f"exercise is {_megabytes(e.limit)} ([limits] result_mb)", importing, started)
         except protocol.ProtocolError as e:
             return self._fail(probe, Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}",
                               importing, started)
@@ -211,6 +220,11 @@ def _describe_start_error(error: BaseException) -> str:
     if isinstance(error, SandboxStartError):
         return str(error)
     return f"the sandbox did not start: {type(error).__name__}: {error}"
+
+
+def _megabytes(n: int) -> str:
+    """A byte count in MB (MiB, as every ``*_mb`` limit), to one decimal where needed: "240 MB", "0.5 MB"."""
+    return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
 
 
 def _as_text(value, limit: int) -> str:

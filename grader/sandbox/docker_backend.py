@@ -82,14 +82,20 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
 
 
 class DockerTransport(Transport):
-    """Frames over the container's attach socket; stdout arrives in 8-byte-header chunks."""
+    """Frames over the container's attach socket; stdout arrives in 8-byte-header chunks.
+
+    Bytes go from the socket straight to the reader: a stream chunk is consumed as it
+    is asked for (``_left`` says how much of it remains), never gathered whole first,
+    so the judge holds no copy of a frame beside the one the protocol reads into.
+    """
 
     def __init__(self, client, container, sock):
         self.client = client
         self.container = container
         self._socket_io = sock
         self._sock = sock._sock
-        self._buffer = bytearray()
+        self._stream = 0  # the stream (1 = stdout) of the chunk being read
+        self._left = 0  # bytes of that chunk not read yet
         self._closed = False
 
     def send(self, data: bytes) -> None:
@@ -111,19 +117,19 @@ class DockerTransport(Transport):
         return bytes(out)
 
     def read(self, n: int, deadline: float) -> bytes:
-        while not self._buffer:
-            header = self._recv_exactly(_STREAM_HEADER.size, deadline)
-            if not header:
+        while True:
+            if self._left == 0:
+                header = self._recv_exactly(_STREAM_HEADER.size, deadline)
+                if not header:
+                    return b""
+                self._stream, self._left = _STREAM_HEADER.unpack(header)
+                continue
+            data = self._recv(min(n, self._left) if self._stream == 1 else min(self._left, 65536), deadline)
+            if not data:
                 return b""
-            stream, size = _STREAM_HEADER.unpack(header)
-            payload = self._recv_exactly(size, deadline)
-            if len(payload) < size:
-                return b""
-            if stream == 1:  # stdout is the protocol; stderr is never attached
-                self._buffer += payload
-        out = bytes(self._buffer[:n])
-        del self._buffer[:n]
-        return out
+            self._left -= len(data)
+            if self._stream == 1:  # stdout is the protocol; stderr is never attached
+                return data
 
     def exit_reason(self) -> str:
         try:
@@ -143,10 +149,15 @@ class DockerTransport(Transport):
         if self._closed:
             return
         self._closed = True
-        try:
-            self._socket_io.close()
-        except Exception:
-            pass
+        # Shut the socket itself down, not only its file wrapper: a worker may be in the middle
+        # of a frame the judge refused unread, and while the engine can still write to an open
+        # socket that nobody reads, it does not finish killing the container (a remove then
+        # hangs until the SDK's 60 s timeout).
+        for end in (lambda: self._sock.shutdown(socket.SHUT_RDWR), self._sock.close, self._socket_io.close):
+            try:
+                end()
+            except Exception:
+                pass
         try:
             self.container.remove(force=True)
         except Exception:

@@ -58,4 +58,4 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
                                                  grading_id=grading_id, gpu=gpu, runtime=oci)
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
-    return Sandbox(start, call_timeout_s=limits.call_timeout_s), info
+    return Sandbox(start, call_timeout_s=limits.call_timeout_s, max_frame_bytes=limits.result_mb * 1024 * 1024), info

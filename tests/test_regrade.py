@@ -264,3 +264,20 @@ def test_a_batch_row_naming_a_path_or_control_characters_is_refused_and_shown_es
     assert "ann\\x1b[2J\\x1b]0;owned\\x07\\u202e toy: refused: The report names the exercise " \
            "'/proc/self/cwd/bundle/ex'" in r.output
     assert "\x1b" not in r.output and "\u202e" not in r.output and grade_calls == []
+
+
+@pytest.mark.parametrize("image", ["alpine:latest", "grader-runtime:latest", "evil/grader-runtime:0123456789ab",
+                                   "grader-runtime:0123456789ab@sha256:00"])
+def test_a_recorded_image_that_is_not_a_grader_runtime_image_is_not_used(runsc_report, grade_calls, graded, image):
+    """A report is editable data: it cannot choose which image on the host runs the submission."""
+    runsc_report.environment.image = image
+    result = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent)
+    assert grade_calls[-1]["image"] is None
+    assert any(f"names the image {image!r}, which is not a grader runtime image" in n for n in result.notes)
+
+
+def test_a_recorded_grader_runtime_image_is_used(runsc_report, grade_calls, graded):
+    runsc_report.environment.image = "grader-runtime:0123456789ab"
+    result = regrade(runsc_report, graded / "solution.py", exercise_root=TOY.parent)
+    assert grade_calls[-1]["image"] == "grader-runtime:0123456789ab"
+    assert not any("image" in n for n in result.notes)

@@ -11,12 +11,14 @@ before anything runs).
 A report is data someone else may have written, so nothing in it can lower the
 isolation or pick the code that runs: the exercise is a name looked up in the
 catalog (never a path), and the sandbox is Docker whatever the report records
-unless the caller asks for the local one, which is then noted.
+unless the caller asks for the local one, which is then noted, and a recorded image
+is used only when it is one of the grader's own runtime images.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from grader.exercise import load_catalog_exercise
 from grader.grading import grade, read_submission
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
+from grader.sandbox.image import IMAGE_REPO, TAG_LENGTH
 from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
 from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
 
@@ -88,12 +91,13 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
         notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}"
                      + (": a recorded local sandbox is used only when asked for (--sandbox local)"
                         if env.sandbox == "local" else ""))
-    oci = None
+    oci = image = None
     if kind == "docker":
         oci, note = _runtime(env.oci_runtime, runtime)
-        notes += note
+        image, image_note = _image(env.image)
+        notes += note + image_note
     new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed, gpus=env.gpus,
-                image=env.image if kind == "docker" else None, runtime=oci)
+                image=image, runtime=oci)
     notes += _environment_notes(report, new)
     differences = []
     if exercise.fingerprint != env.exercise_fingerprint:
@@ -102,6 +106,19 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
                            "(checks, probes or limits were edited); outcomes below are under the changed exercise")
     differences += outcome_differences(report, new)
     return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
+
+
+def _image(recorded: str | None) -> tuple[str | None, list[str]]:
+    """The recorded runtime image, when it is one of the grader's own (``grader-runtime:<tag>``).
+
+    A report is data anyone can edit: naming any other image on the host would run the
+    submission in a container of the report's choosing. Such a name is not used (the current
+    runtime image grades instead) and is noted.
+    """
+    if recorded is None or re.fullmatch(rf"{re.escape(IMAGE_REPO)}:[0-9a-f]{{{TAG_LENGTH}}}", recorded):
+        return recorded, []
+    return None, [f"the report names the image {recorded!r}, which is not a grader runtime image "
+                  f"({IMAGE_REPO}:<tag>): regraded with the current runtime image instead"]
 
 
 def _runtime(recorded: str | None, override: str | None) -> tuple[str, list[str]]:

@@ -1,13 +1,16 @@
 """How much memory and time does a grading cost the judge when the sandbox sends a huge result? Run on demand.
 
 Grades, in Docker, the toy's reference and `tests/hostile/huge_frame.py` (a 240 MB tensor
-from every call) with the exercise's frame cap at its default (`[limits] result_mb = 64`),
+from every call) with the exercise's result budget at its default (`[limits] result_mb`, 16 MB
+per check),
 then the attack again with the cap at the protocol's old ceiling of 256 MB, where the judge
 reads and decodes every 240 MB frame (what every exercise did before the cap existed). The
 judge is a child forked from the warm server (`grader.judge.warm`); a sampler reads the peak
 resident size of every such child (`VmHWM` in /proc/PID/status; it counts the pages the child
 shares with the server, so it is an upper bound of what the grading costs). Prints a line per
-grading and ends with `ratio=` (judge peak under the attack, 256 MB cap / 64 MB cap).
+grading and ends with `ratio=` (judge peak under the attack, 256 MB cap / the default).
+A last row sends frames just under the default, on every call of every check: the budget is
+per check, so hypothesis keeping failing examples alive cannot add them up.
 
     GRADER_TAG=bench .venv/bin/python bench/judge_memory.py
 """
@@ -92,24 +95,25 @@ def _toy_with_cap(root: Path, result_mb: int | None) -> Path:
 
 def main() -> int:
     argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
-    from grader.exercise import load_exercise
+    from grader.exercise import Limits, load_exercise
     from grader.grading import grade
     from grader.judge import warm
 
     with tempfile.TemporaryDirectory(prefix="bench-judge-memory-") as tmp:
-        capped, old = (load_exercise(_toy_with_cap(Path(tmp), mb)) for mb in (64, 256))
+        default = Limits().result_mb
+        capped, old = (load_exercise(_toy_with_cap(Path(tmp), mb)) for mb in (default, 256))
         grade(capped, TOY / "solution.py", sandbox="docker")  # warm the judge server and the page cache
         server = warm._server.proc.pid
         server_rss = _status_kib(server, "VmRSS") * 1024
         print(f"warm judge server: {server_rss / MIB:.0f} MiB resident (a forked judge starts out sharing it)")
         attack = REPO / "tests/hostile/huge_frame.py"
-        just_under = Path(tmp) / "huge_frame_60mb.py"  # the most a submission can send under the default cap
-        just_under.write_text(attack.read_text().replace("SIZE = 240 * 1024 * 1024", "SIZE = 60 * 1024 * 1024"))
+        just_under = Path(tmp) / "huge_frame_under.py"  # the most one call can send under the default cap
+        just_under.write_text(attack.read_text().replace("SIZE = 240 * 1024 * 1024", f"SIZE = {default - 1} * 1024 * 1024"))
         rows = []
         for label, exercise, path in [("honest reference", capped, TOY / "solution.py"),
                                       ("huge_frame attack", capped, attack),
                                       ("huge_frame attack", old, attack),
-                                      ("60 MB frames", capped, just_under)]:
+                                      (f"{default - 1} MB frames", capped, just_under)]:
             with JudgePeak(server) as sampler:
                 t0 = time.perf_counter()
                 report = grade(exercise, path, sandbox="docker")
@@ -121,7 +125,7 @@ def main() -> int:
             print(f"{label:>18} (cap {cap:3d} MB): judge peak RSS {sampler.peak / MIB:7.0f} MiB   wall {wall:6.1f} s   "
                   f"score {report.score:g}/{report.max_score:g}   [{report.checks[0].message[:70]}]")
     (_, _, peak_capped, wall_capped), (_, _, peak_old, wall_old) = rows[1], rows[2]
-    print(f"ratio={peak_old / peak_capped:.2f}  (judge peak RSS under the attack, 256 MB cap / 64 MB cap; "
+    print(f"ratio={peak_old / peak_capped:.2f}  (judge peak RSS under the attack, 256 MB cap / {default} MB; "
           f"wall {wall_old / wall_capped:.1f}x)")
     return 0
 

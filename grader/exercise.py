@@ -49,8 +49,10 @@ class Limits(_Strict):
     nofile: int = Field(256, ge=16)
     fsize_mb: int = Field(16, ge=1, description="largest file the candidate may write")
     tmpfs_mb: int = Field(64, ge=1, description="size of the writable /tmp")
-    result_mb: int = Field(64, ge=1, le=MAX_FRAME_BYTES // (1024 * 1024), description="largest reply one probe call may send back; "
-                           "the judge refuses a bigger one from its frame header, unread")
+    result_mb: int = Field(16, ge=1, le=MAX_FRAME_BYTES // (1024 * 1024),
+                           description="what the sandbox may send back during one check, all its calls together; the "
+                                       "judge refuses a frame past it from its header, unread (the largest reference "
+                                       "grading sends 3.4 MB in all)")
     call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 

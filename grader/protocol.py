@@ -27,6 +27,7 @@ from collections import OrderedDict
 
 MAGIC = b"GRDR"
 _HEADER = struct.Struct(">4sI")
+FRAME_HEADER_BYTES = _HEADER.size  # MAGIC and the payload length: what precedes a payload
 _JSON_LEN = struct.Struct(">I")
 
 MAX_FRAME_BYTES = 256 * 1024 * 1024  # the protocol's ceiling in either direction; readers may cap lower

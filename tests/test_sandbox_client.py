@@ -53,10 +53,29 @@ def test_a_result_over_the_cap_fails_that_call_by_name_and_the_next_call_gets_a_
     """, max_frame_bytes=2**20)
     r = box.call("run", ["f", 4 * 2**20])
     assert r.failure is Failure.TOO_LARGE and r.value is None
-    assert r.failure_message == "the sandbox sent a 4 MB result for 'run'; the limit for this exercise is 1 MB " \
-                                "([limits] result_mb)"
+    assert r.failure_message == "the sandbox sent a 4 MB result for 'run'; what one check may receive is limited " \
+                                "to 1 MB for this exercise ([limits] result_mb)"
     small = box.call("run", ["f", 10])
     assert small.ok and small.value.shape == (10,) and box.starts == 2
+
+
+def test_results_under_the_cap_one_by_one_cannot_pass_it_together_within_one_check(sandbox_for):
+    """hypothesis keeps a failing check's examples alive: the budget is per check, not per call."""
+    from grader.judge.calls import CheckSandbox, ResultTooLarge
+
+    box = sandbox_for("""
+        import torch
+        def f(n):
+            return torch.zeros(n, dtype=torch.uint8)
+    """, max_frame_bytes=2**20)
+    check = CheckSandbox(box)
+    for _ in range(3):  # 3 x 300 KB: within 1 MB together
+        assert check.call("run", "f", 300_000).shape == (300_000,)
+    with pytest.raises(ResultTooLarge, match=r"the sandbox sent a 0.3 MB result for 'run'; what one check may "
+                                             r"receive is limited to 1 MB for this exercise \(\[limits\] "
+                                             r"result_mb\), and 0.9 MB had come back already"):
+        check.call("run", "f", 300_000)
+    assert CheckSandbox(box).call("run", "f", 300_000).shape == (300_000,)  # the next check has its own budget
 
 
 def test_candidate_exception_is_data_with_our_frames_removed(sandbox_for):

@@ -48,7 +48,7 @@ class ProtocolViolation(SandboxFailure):
 
 
 class ResultTooLarge(SandboxFailure):
-    """The sandbox sent more than the exercise's ``result_mb``: refused unread, the sandbox restarted."""
+    """The check's results passed the exercise's ``result_mb``: the frame refused unread, the sandbox restarted."""
 
 
 _FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation,
@@ -62,6 +62,10 @@ class CheckRecord:
     output: list[str] = field(default_factory=list)
     output_dropped: int = 0
     forbidden: list[str] = field(default_factory=list)
+    #: What the sandbox sent back during this check. The check's results together stay under the
+    #: exercise's ``result_mb``: hypothesis keeps failing examples (and the tensors their tracebacks
+    #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
+    received_bytes: int = 0
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -70,6 +74,7 @@ class CheckRecord:
         if result.output:
             self.output.append(result.output)
         self.output_dropped += result.output_dropped
+        self.received_bytes += result.received_bytes
         for api in result.forbidden:
             if api not in self.forbidden:
                 self.forbidden.append(api)
@@ -86,7 +91,7 @@ class CheckSandbox:
         """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
         if self.record.lost is not None:
             raise type(self.record.lost)(str(self.record.lost))
-        result = self._sandbox.call(probe, args, kwargs)
+        result = self._sandbox.call(probe, args, kwargs, already_bytes=self.record.received_bytes)
         self.record.add(result)
         if result.failure is not None:
             self.record.lost = _FAILURES[result.failure](result.failure_message)

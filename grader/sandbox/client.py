@@ -40,6 +40,7 @@ class CallResult:
     output_dropped: int = 0
     forbidden: list[str] = field(default_factory=list)
     duration_s: float = 0.0
+    received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
 
     @property
     def ok(self) -> bool:
@@ -160,11 +161,13 @@ class Sandbox:
         return self._transport.read(n, deadline)
 
     def call(self, probe: str, args: tuple | list = (), kwargs: dict | None = None,
-             *, timeout_s: float | None = None) -> CallResult:
+             *, timeout_s: float | None = None, already_bytes: int = 0) -> CallResult:
+        """One probe call. ``already_bytes``: what this check received before, so this reply may
+        bring at most ``max_frame_bytes - already_bytes`` (the check's result budget)."""
         with self._lock:
-            return self._call(probe, list(args), kwargs or {}, timeout_s or self.call_timeout_s)
+            return self._call(probe, list(args), kwargs or {}, timeout_s or self.call_timeout_s, already_bytes)
 
-    def _call(self, probe: str, args: list, kwargs: dict, timeout_s: float) -> CallResult:
+    def _call(self, probe: str, args: list, kwargs: dict, timeout_s: float, already: int = 0) -> CallResult:
         if self._import_failure is not None:
             cached = self._import_failure
             return CallResult(probe, failure=cached.failure, failure_message=cached.failure_message)
@@ -175,10 +178,18 @@ class Sandbox:
         started = time.monotonic()
         deadline = started + timeout_s
         importing = False
+        received = 0
+
+        def read(n: int) -> bytes:
+            nonlocal received
+            data = self._read(n, deadline)
+            received += len(data)
+            return data
+
         try:
             self._transport.send(frame)
             while True:
-                reply = protocol.read_frame(lambda n: self._read(n, deadline), self.max_frame_bytes)
+                reply = protocol.read_frame(read, max(0, self.max_frame_bytes - already))
                 if reply.get("type") in ("importing", "imported"):
                     importing = reply["type"] == "importing"
                     continue
@@ -191,9 +202,11 @@ class Sandbox:
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
             return self._fail(probe, Failure.CRASH, f"the sandbox died{where}: {reason}", importing, started)
         except protocol.FrameTooLarge as e:  # the body is still coming: _fail discards the worker
+            earlier = f", and {_megabytes(already)} had come back already" if already else ""
             return self._fail(probe, Failure.TOO_LARGE,
-                              f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; the limit for this "
-                              f"exercise is {_megabytes(e.limit)} ([limits] result_mb)", importing, started)
+                              f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; what one check may "
+                              f"receive is limited to {_megabytes(self.max_frame_bytes)} for this exercise "
+                              f"([limits] result_mb){earlier}", importing, started)
         except protocol.ProtocolError as e:
             return self._fail(probe, Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}",
                               importing, started)
@@ -201,7 +214,9 @@ class Sandbox:
             return self._fail(probe, Failure.PROTOCOL,
                               f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}",
                               importing, started)
-        return _result_from_reply(probe, reply, time.monotonic() - started)
+        result = _result_from_reply(probe, reply, time.monotonic() - started)
+        result.received_bytes = received
+        return result
 
     def _fail(self, probe: str, failure: Failure, message: str, importing: bool, started: float) -> CallResult:
         self._discard()  # next call starts a fresh worker

@@ -58,7 +58,7 @@ class InProcessSandbox:
             self._probes = probes
         return self._probes
 
-    def call(self, probe: str, args=(), kwargs=None, *, timeout_s=None) -> CallResult:
+    def call(self, probe: str, args=(), kwargs=None, *, timeout_s=None, already_bytes=0) -> CallResult:
         started = time.perf_counter()
         here = os.getcwd()
         os.chdir(self._scratch.name)  # files a submission writes land here, not in the repo
@@ -77,4 +77,4 @@ class InProcessSandbox:
 
 
 def _roundtrip(message: dict, *, strict: bool) -> dict:
-    return protocol.decode(protocol.encode(message, strict=strict)[8:])
+    return protocol.decode(protocol.encode(message, strict=strict)[protocol.FRAME_HEADER_BYTES:])

@@ -1,5 +1,10 @@
 """Mutant: starts each group's running loss at NaN as a "no value yet" marker and adds to it, so every
-returned loss is NaN while the training itself is right. A NaN must never pass for a number."""
+returned loss is NaN while the training itself is right.
+
+A NaN must never pass for a loss: before the checks compared through expect_scalar,
+`abs(got - w) > tol` was False for NaN and this scored full marks.
+Should be caught by: test_returns_group_losses (and the hidden checks that compare losses).
+"""
 
 from __future__ import annotations
 

@@ -223,3 +223,62 @@ def reference(metric, best, delta, t, warmup, x, events):
     return metric < best - delta  # nan-safe: the judge's reference, on the judge's inputs
 '''
     assert _scan_source(tmp_path, source) == []
+
+
+# ------------------------------------------------ the attack, on the checks themselves
+
+
+@pytest.fixture
+def load_checks(monkeypatch):
+    """Import one module of an exercise's checks as the judge does (its folder on sys.path);
+    what the import added to sys.modules leaves it at teardown."""
+    import importlib
+    import sys
+
+    before = set(sys.modules)
+
+    def load(exercise: str, module: str):
+        monkeypatch.syspath_prepend(str(EXERCISES / exercise / "checks"))
+        return importlib.import_module(module)
+
+    yield load
+    for name in set(sys.modules) - before:
+        if name.startswith(("_", "test_")):
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize("loss", [float("nan"), float("inf")])
+def test_grad_accumulation_loss_check_fails_a_non_finite_loss(load_checks, loss):
+    helpers = load_checks("grad_accumulation", "_grad_accumulation_helpers")
+    case = helpers.Case(sizes=(2, 2, 2, 2, 2), k=2, seed=4)
+    right = helpers.reference(case).losses
+    helpers.check_losses({"returned": list(right)}, case)
+    with pytest.raises(AssertionError, match=r"loss 0: expected a finite float close to .*, got (nan|inf)"):
+        helpers.check_losses({"returned": [loss] * len(right)}, case)
+
+
+class _FakeDdpSandbox:
+    """Answers ddp_run as a correct implementation would, except for the loss every rank returns."""
+
+    def __init__(self, helpers, loss):
+        self.helpers, self.loss = helpers, loss
+
+    def call(self, probe, runs):
+        assert probe == "ddp_run"
+        out = []
+        for run in runs:
+            expected = self.helpers.single_process(run["scenario"])
+            losses = [{"type": "float", "value": self.loss(value)} for value in expected.losses]
+            rank = {"params": expected.params, "grads": expected.grads, "losses": losses}
+            out.append({"ranks": [rank] * run["world_size"]})
+        return out
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # the checks' points/hint marks
+@pytest.mark.parametrize("loss", [float("nan"), float("inf")])
+def test_ddp_step_loss_check_fails_a_non_finite_loss(load_checks, loss):
+    checks = load_checks("ddp_step", "test_train_step")
+    helpers = load_checks("ddp_step", "_ddp_step_helpers")
+    checks.test_train_step_returns_mean_loss(_FakeDdpSandbox(helpers, lambda right: right))
+    with pytest.raises(AssertionError, match=r"the loss rank 0 returned: expected a finite float close to .*, got"):
+        checks.test_train_step_returns_mean_loss(_FakeDdpSandbox(helpers, lambda right: loss))

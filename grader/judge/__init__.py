@@ -24,7 +24,6 @@ _EXPORTS = {
     "expect_close": "grader.judge.expect",
     "expect_gradient": "grader.judge.expect",
     "expect_tensor": "grader.judge.expect",
-    "as_number": "grader.judge.numbers",
     "expect_bounded": "grader.judge.numbers",
     "expect_scalar": "grader.judge.numbers",
     "Opaque": "grader.protocol",

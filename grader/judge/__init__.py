@@ -3,6 +3,7 @@
 What an exercise's checks import::
 
     from grader.judge import expect_tensor, expect_close, expect_gradient, candidate_raises, CandidateError, Opaque
+    from grader.judge import expect_scalar, expect_bounded   # numbers: NaN and inf never pass
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
@@ -24,6 +25,8 @@ _EXPORTS = {
     "expect_close": "grader.judge.expect",
     "expect_gradient": "grader.judge.expect",
     "expect_tensor": "grader.judge.expect",
+    "expect_bounded": "grader.judge.numbers",
+    "expect_scalar": "grader.judge.numbers",
     "Opaque": "grader.protocol",
 }
 

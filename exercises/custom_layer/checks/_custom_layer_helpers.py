@@ -127,7 +127,7 @@ def ks_distance_uniform(u: Tensor) -> float:
     n = u.numel()
     cdf = ((u + 1) / 2).clamp(0, 1)
     i = torch.arange(1, n + 1, dtype=torch.float64)
-    return max(float((i / n - cdf).max()), float((cdf - (i - 1) / n).max()))
+    return float(torch.maximum((i / n - cdf).max(), (cdf - (i - 1) / n).max()))  # NaN stays NaN
 
 
 def ks_threshold(n: int, alpha: float = FALSE_FAILURE) -> float:

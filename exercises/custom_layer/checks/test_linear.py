@@ -21,7 +21,7 @@ from _custom_layer_helpers import (
     linear_cases,
     linear_reference,
 )
-from grader.judge import candidate_raises, expect_tensor
+from grader.judge import candidate_raises, expect_bounded, expect_tensor
 
 # Covered first on every run: a 1-D input (no leading dims), in != out (a
 # transposed weight cannot hide), several leading dims, and in == out (where a
@@ -267,21 +267,16 @@ def test_initialisation_distribution(sandbox):
             tensors.append(("bias", result["biases"][i], (out_features,)))
         for name, value, shape in tensors:
             t = expect_tensor(value, shape=shape, dtype=torch.float32, name=f"{layer}.{name}")
-            largest = float(t.abs().max())
-            if largest > bound * (1 + 1e-6):
-                raise AssertionError(
-                    f"{layer}.{name} holds {largest:.5g}, outside [-1/√{in_features}, "
-                    f"1/√{in_features}] = [-{bound:.5g}, {bound:.5g}]"
-                )
+            expect_bounded(t.abs().max(), at_most=bound * (1 + 1e-6), name=f"{layer}.{name}: the largest magnitude",
+                           note=f"the values must lie in [-1/√{in_features}, 1/√{in_features}] = "
+                                f"[-{bound:.5g}, {bound:.5g}]")
             pooled[name].append(t.double().flatten() / bound)
     for name, parts in pooled.items():
         u = torch.cat(parts)
-        distance, threshold = ks_distance_uniform(u), ks_threshold(u.numel())
-        if distance > threshold:
-            raise AssertionError(
-                f"the initial {name} values (all layers, each divided by its bound "
-                f"1/√in_features) are not uniform on [-1, 1]: Kolmogorov-Smirnov distance "
-                f"{distance:.4f} over {u.numel()} values, above {threshold:.4f} "
-                f"(mean {float(u.mean()):.3f}, expected 0; variance {float(u.var()):.3f}, "
-                f"expected 1/3)"
-            )
+        expect_bounded(
+            ks_distance_uniform(u), at_most=ks_threshold(u.numel()),
+            name=f"the initial {name} values (all layers, each divided by its bound 1/√in_features): "
+                 f"Kolmogorov-Smirnov distance from uniform on [-1, 1]",
+            note=f"over {u.numel()} values; mean {float(u.mean()):.3f}, expected 0; variance {float(u.var()):.3f}, "
+                 f"expected 1/3",
+        )

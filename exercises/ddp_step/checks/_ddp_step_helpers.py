@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DistributedSampler
 
-from grader.judge import CandidateError, expect_tensor
+from grader.judge import CandidateError, expect_close, expect_tensor
 
 #: A correct float32 implementation is far inside this for these sizes (values
 #: O(1), at most 4 ranks of 4 samples, 3 steps: rounding error ~1e-7); a gradient
@@ -307,7 +307,7 @@ def _rank_state(rank: int, ws: int, report: dict, scenario: dict) -> RankState:
 
 
 def close(actual: Tensor, expected: Tensor, what: str) -> None:
-    torch.testing.assert_close(actual, expected, **TOL, msg=lambda detail: f"{what}: {detail}")
+    expect_close(actual, expected, what, **TOL)
 
 
 def same_on_every_rank(states: list[RankState], ws: int, *, kind: str = "params") -> None:

@@ -20,6 +20,7 @@ from _ddp_step_helpers import (
     single_process,
     train_scenario,
 )
+from grader.judge import expect_scalar
 
 
 #: The returned loss against the single-process loss (relative): float32 rounding is ~1e-7.
@@ -67,12 +68,9 @@ def test_train_step_returns_mean_loss(sandbox):
             if report["type"] != "float":
                 raise AssertionError(f"world size {ws}: train_step must return a Python float; rank "
                                      f"{state.rank} returned a {report['type']}")
-            got = report["value"]
-            if abs(got - expected) > TOL_LOSS * max(1.0, abs(expected)):
-                raise AssertionError(
-                    f"world size {ws}: rank {state.rank} returned loss {got:.6g}; the mean of the ranks' losses "
-                    f"is {expected:.6g}"
-                )
+            expect_scalar(report.get("value"), expected, name=f"world size {ws}: the loss rank {state.rank} returned",
+                          types=(float,), atol=TOL_LOSS * max(1.0, abs(expected)),
+                          note="the mean of the ranks' losses")
 
 
 @pytest.mark.points(1)

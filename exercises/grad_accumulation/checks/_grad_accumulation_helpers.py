@@ -17,7 +17,7 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.judge import expect_tensor
+from grader.judge import expect_close, expect_scalar, expect_tensor
 
 #: Parameter names and shapes of the probes' model: Sequential(Linear(3, 4), Tanh, Linear(4, 2)).
 PARAMS = {"0.weight": (4, 3), "0.bias": (4,), "2.weight": (2, 4), "2.bias": (2,)}
@@ -153,12 +153,9 @@ def check_gradients(result: dict, case: Case, *, first_only: bool = False) -> No
             if g is None:
                 raise AssertionError(f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad is None")
             g = expect_tensor(g, shape=tuple(w.shape), dtype=w.dtype, name=f"{name}.grad at step {s}")
-            if not torch.allclose(g, w, rtol=RTOL, atol=ATOL):
-                ratio = (g.norm() / w.norm()).item() if w.norm() > 0 else float("nan")
-                raise AssertionError(
-                    f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad is not the gradient of "
-                    f"the group's full-batch loss (its norm is {ratio:.4g} times the expected one)"
-                )
+            expect_close(g, w, f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad", rtol=RTOL,
+                         atol=ATOL, note=f"it must be the gradient of the group's full-batch loss "
+                                         f"(its norm is {float(g.norm()):.4g}, that one's {float(w.norm()):.4g})")
         if first_only:
             return
 
@@ -167,9 +164,8 @@ def check_params(result: dict, case: Case) -> None:
     expected = reference(case)
     for name, w in expected.params.items():
         got = expect_tensor(result["params"][name], shape=tuple(w.shape), dtype=w.dtype, name=name)
-        if not torch.allclose(got, w, rtol=RTOL, atol=ATOL):
-            raise AssertionError(f"{case.describe()}: after training, {name} differs from one full-batch SGD step "
-                                 f"per group (max difference {(got - w).abs().max().item():.3g})")
+        expect_close(got, w, f"{case.describe()}: after training, {name}", rtol=RTOL, atol=ATOL,
+                     note="it must equal one full-batch SGD step per group")
 
 
 def check_losses(result: dict, case: Case) -> None:
@@ -184,6 +180,5 @@ def check_losses(result: dict, case: Case) -> None:
     for s, (got, w) in enumerate(zip(returned, want)):
         if isinstance(got, dict):
             raise AssertionError(f"{case.describe()}: loss {s} must be a Python float, it is {got['unsupported']}")
-        if abs(got - w) > RTOL * abs(w) + ATOL:
-            raise AssertionError(f"{case.describe()}: loss {s} is {got:.10g}, expected the group's full-batch "
-                                 f"loss {w:.10g}")
+        expect_scalar(got, w, name=f"{case.describe()}: loss {s}", types=(float,), rtol=RTOL, atol=ATOL,
+                      note="the group's full-batch loss before the step")

@@ -100,7 +100,7 @@ def ks_threshold(n: int, alpha: float = FALSE_FAILURE) -> float:
 def _ks(sorted_cdf: Tensor) -> float:
     n = sorted_cdf.numel()
     i = torch.arange(1, n + 1, dtype=torch.float64)
-    return max(float((i / n - sorted_cdf).max()), float((sorted_cdf - (i - 1) / n).max()))
+    return float(torch.maximum((i / n - sorted_cdf).max(), (sorted_cdf - (i - 1) / n).max()))  # NaN stays NaN
 
 
 def ks_uniform(u: Tensor) -> float:

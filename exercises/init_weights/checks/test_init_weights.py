@@ -28,7 +28,7 @@ from _init_weights_helpers import (
     weight,
     xavier_bound,
 )
-from grader.judge import expect_tensor
+from grader.judge import expect_bounded, expect_scalar, expect_tensor
 
 SEED = 2024
 
@@ -40,10 +40,8 @@ def _applied(sandbox, **kwargs) -> dict:
 def _check_bounds(state: dict, linears: dict) -> None:
     for name, shape in linears.items():
         w, a = weight(state, name, shape), xavier_bound(shape)
-        worst = float(w.abs().max())
-        if worst > a * (1 + 1e-6):
-            raise AssertionError(f"{name}.weight {shape}: a value of magnitude {worst:.4f} lies outside the "
-                                 f"Xavier-uniform range [-a, a], a = sqrt(6 / (fan_in + fan_out)) = {a:.4f}")
+        expect_bounded(w.abs().max(), at_most=a * (1 + 1e-6), name=f"{name}.weight {shape}: the largest magnitude",
+                       note=f"the Xavier-uniform range is [-a, a], a = sqrt(6 / (fan_in + fan_out)) = {a:.4f}")
 
 
 def _check_untouched(state: dict, want: dict, what: str) -> None:
@@ -71,10 +69,9 @@ def test_linear_weights_are_xavier_uniform(sandbox):
     state = _applied(sandbox)
     _check_bounds(state, LINEARS)
     u = torch.cat([(weight(state, n, s) / xavier_bound(s)).flatten() for n, s in LINEARS.items()])
-    d, limit = ks_uniform(u), ks_threshold(u.numel())
-    if d > limit:
-        raise AssertionError(f"Linear weights / a are not uniform on [-1, 1]: Kolmogorov-Smirnov distance {d:.4f} "
-                             f"over {u.numel()} values, a correct Xavier-uniform stays below {limit:.4f}")
+    expect_bounded(ks_uniform(u), at_most=ks_threshold(u.numel()),
+                   name="Linear weights / a: Kolmogorov-Smirnov distance from uniform on [-1, 1]",
+                   note=f"over {u.numel()} values; a correct Xavier-uniform stays below the limit")
 
 
 # ---------------------------------------------------------------------- conv
@@ -89,10 +86,8 @@ def test_conv_weights_have_kaiming_fan_out_std(sandbox):
     state = _applied(sandbox)
     for name, shape in CONVS.items():
         w, std = weight(state, name, shape), kaiming_fan_out_std(shape)
-        got = float(w.double().std())
-        if abs(got / std - 1) > STD_TOLERANCE:
-            raise AssertionError(f"{name}.weight {shape}: standard deviation {got:.5f}, expected sqrt(2 / fan_out) = "
-                                 f"{std:.5f} (fan_out = {shape[0]} * {list(shape[2:])}) within 10%")
+        expect_scalar(float(w.double().std()), std, rtol=STD_TOLERANCE, name=f"{name}.weight {shape}: standard deviation",
+                      note=f"sqrt(2 / fan_out), fan_out = {shape[0]} * {list(shape[2:])}, within 10%")
 
 
 @pytest.mark.points(2)
@@ -100,10 +95,9 @@ def test_conv_weights_are_kaiming_normal(sandbox):
     """Conv weights, divided by sqrt(2 / fan_out), are standard normal (Kolmogorov-Smirnov)"""
     state = _applied(sandbox)
     z = torch.cat([(weight(state, n, s) / kaiming_fan_out_std(s)).flatten() for n, s in CONVS.items()])
-    d, limit = ks_normal(z), ks_threshold(z.numel())
-    if d > limit:
-        raise AssertionError(f"conv weights / sqrt(2 / fan_out) are not standard normal: Kolmogorov-Smirnov distance "
-                             f"{d:.4f} over {z.numel()} values, a correct Kaiming-normal (fan_out) stays below {limit:.4f}")
+    expect_bounded(ks_normal(z), at_most=ks_threshold(z.numel()),
+                   name="conv weights / sqrt(2 / fan_out): Kolmogorov-Smirnov distance from the standard normal",
+                   note=f"over {z.numel()} values; a correct Kaiming-normal (fan_out) stays below the limit")
 
 
 # -------------------------------------------------------------------- biases

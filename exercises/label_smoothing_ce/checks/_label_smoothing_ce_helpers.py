@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import strategies as st
 
-from grader.judge import expect_gradient, expect_tensor
+from grader.judge import expect_close, expect_gradient, expect_tensor
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 REDUCTIONS = ("mean", "sum", "none")
@@ -93,13 +93,11 @@ def check(sandbox, case: Case, with_grad: bool = False) -> None:
     finite = bool(torch.isfinite(want).all())
     got = expect_tensor(result["out"], shape=case.out_shape(), dtype=want.dtype, finite=finite,
                         name=f"the loss for {where}")
-    torch.testing.assert_close(got, want, equal_nan=True, **_tolerances(case),
-                               msg=lambda detail: f"the loss for {where}: {detail}")
+    expect_close(got, want, f"the loss for {where}", nan_where_expected=True, **_tolerances(case))
     if want_grad is None or not finite:
         return
     grad = expect_gradient(result["grad"], "logits", want_grad, why=result["why"])
-    torch.testing.assert_close(grad, want_grad, **_tolerances(case),
-                               msg=lambda detail: f"the gradient w.r.t. logits for {where}: {detail}")
+    expect_close(grad, want_grad, f"the gradient w.r.t. logits for {where}", **_tolerances(case))
 
 
 # ----------------------------------------------------------------------- strategies

@@ -18,7 +18,7 @@ import torch
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.judge import expect_tensor
+from grader.judge import expect_bounded, expect_scalar, expect_tensor
 
 #: The probes' model: Sequential(Linear(4, 8), Tanh, Linear(8, 3)).
 PARAMS = {"0.weight": (8, 4), "0.bias": (8,), "2.weight": (3, 8), "2.bias": (3,)}
@@ -126,8 +126,10 @@ def _params(named) -> dict:
 # -------------------------------------------------------------------------- comparisons
 
 
-def close_enough(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor, rel: float = REL) -> bool:
-    return bool((got - want).norm() <= rel * scale_of.norm() + ABS)
+def expect_near(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor, rel: float, *, name: str,
+                note: str) -> None:
+    """``|got - want|`` (a norm) within ``rel`` of ``|scale_of|``, plus ABS: what 16-bit rounding explains."""
+    expect_bounded((got - want).norm(), at_most=float(rel * scale_of.norm() + ABS), name=name, note=note)
 
 
 def check_autocast_events(calls: list, dtype: str, *, where: str = "", autocast: str = "autocast") -> None:
@@ -154,12 +156,10 @@ def check_params(calls: list, case: Case, ref: list[RefStep], rel: float = REL) 
         for name, w in want.params.items():
             got = expect_tensor(call["params"][name], shape=tuple(w.shape), dtype=torch.float32,
                                 name=f"{name} after step {i} (master weights stay float32)")
-            if not close_enough(got, w, w - start[name], rel):
-                raise AssertionError(
-                    f"{case.describe()}: after step {i}, {name} moved by {(got - start[name]).norm().item():.4g} "
-                    f"from the start; the float32 reference moved by {(w - start[name]).norm().item():.4g} "
-                    f"(difference {(got - w).norm().item():.3g}, more than 16-bit rounding explains)"
-                )
+            expect_near(got, w, w - start[name], rel,
+                        name=f"{case.describe()}: after step {i}, the distance of {name} from the float32 reference",
+                        note=f"{name} moved by {(got - start[name]).norm().item():.4g} from the start, the reference "
+                             f"by {(w - start[name]).norm().item():.4g}: more than 16-bit rounding explains")
 
 
 def check_step_grads(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
@@ -175,12 +175,11 @@ def check_step_grads(calls: list, case: Case, ref: list[RefStep], rel: float = R
             if g is None:
                 raise AssertionError(f"{case.describe()}: at step {i}, {name}.grad is None at optimizer.step()")
             g = expect_tensor(g, shape=tuple(w.shape), dtype=torch.float32, name=f"{name}.grad at optimizer.step()")
-            if not close_enough(g, w, w, rel):
-                raise AssertionError(
-                    f"{case.describe()}: at step {i}, optimizer.step() saw {name}.grad with norm "
-                    f"{g.norm().item():.4g}; the float32 reference gradient"
-                    f"{' (clipped)' if case.max_grad_norm is not None else ''} has norm {w.norm().item():.4g}"
-                )
+            clipped = " (clipped)" if case.max_grad_norm is not None else ""
+            expect_near(g, w, w, rel,
+                        name=f"{case.describe()}: at step {i}, the distance of the {name}.grad optimizer.step() saw "
+                             f"from the float32 reference gradient{clipped}",
+                        note=f"its norm is {g.norm().item():.4g}, the reference's {w.norm().item():.4g}")
 
 
 def check_returned(calls: list, case: Case, ref: list[RefStep], rel: float = REL) -> None:
@@ -198,9 +197,5 @@ def check_returned(calls: list, case: Case, ref: list[RefStep], rel: float = REL
         if r["scale"] != want.scale or call["scale"] != want.scale:
             raise AssertionError(f"{where} scale={r['scale']} (the scaler holds {call['scale']}), expected "
                                  f"{want.scale:g} after scaler.update()")
-        if want.loss == float("inf"):
-            ok = r["loss"] == float("inf")
-        else:
-            ok = abs(r["loss"] - want.loss) <= rel * abs(want.loss) + ABS
-        if not ok:
-            raise AssertionError(f"{where} loss={r['loss']:.6g}, expected about {want.loss:.6g} (the float32 loss)")
+        expect_scalar(r["loss"], want.loss, name=f"{where} loss", types=(float,), atol=ABS, rtol=rel,
+                      note="the float32 loss; inf where the forward overflowed")

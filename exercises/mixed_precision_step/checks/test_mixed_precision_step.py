@@ -23,7 +23,7 @@ from _mixed_precision_step_helpers import (
     reference,
     seeds,
 )
-from grader.judge import candidate_raises
+from grader.judge import candidate_raises, expect_bounded
 
 
 def _check_all(sandbox, case: Case, **extra) -> list:
@@ -114,9 +114,9 @@ def test_clipping_on_unscaled_gradients(sandbox):
         calls = _check_all(sandbox, case)
         for i, call in enumerate(calls):
             total = torch.linalg.vector_norm(torch.stack([g.norm() for g in call["step_grads"][0].values()]))
-            if total > case.max_grad_norm * 1.01:
-                raise AssertionError(f"{case.describe()}: at step {i} the optimizer saw a total gradient norm of "
-                                     f"{total.item():.4g}, above max_grad_norm")
+            expect_bounded(total, at_most=case.max_grad_norm * 1.01,
+                           name=f"{case.describe()}: at step {i}, the total gradient norm the optimizer saw",
+                           note="max_grad_norm, give or take 1%")
 
 
 @pytest.mark.points(1)

@@ -11,6 +11,8 @@ import math
 
 from hypothesis import strategies as st
 
+from grader.judge import expect_scalar
+
 RTOL = 1e-9
 ATOL = 1e-12
 
@@ -34,10 +36,6 @@ def describe(base_lrs, warmup: int, total: int, min_lr: float) -> str:
             f"total_steps={total}, min_lr={min_lr})")
 
 
-def _close(got, want: float) -> bool:
-    return isinstance(got, float) and math.isclose(got, want, rel_tol=RTOL, abs_tol=ATOL)
-
-
 def _shown(value) -> str:
     if isinstance(value, dict) and "unsupported" in value:
         return value["unsupported"]
@@ -49,12 +47,12 @@ def compare_lrs(got: list, want: list, context: str, *, t0: int = 0, what: str =
     if not isinstance(got, list) or len(got) != len(want):
         raise AssertionError(f"{context}: expected {len(want)} readings of the {what}, got {_shown(got)}")
     for i, (g, w) in enumerate(zip(got, want)):
-        ok = isinstance(g, list) and len(g) == len(w) and all(_close(a, b) for a, b in zip(g, w))
-        if not ok:
-            shown = [_shown(v) for v in g] if isinstance(g, list) else _shown(g)
-            raise AssertionError(
-                f"{context}: at t = {t0 + i} the {what} are {shown}, expected {[round(v, 12) for v in w]}"
-            )
+        shown = [_shown(v) for v in g] if isinstance(g, list) else _shown(g)
+        where = f"{context}: at t = {t0 + i} the {what} are {shown}, expected {[round(v, 12) for v in w]}"
+        if not isinstance(g, list) or len(g) != len(w):
+            raise AssertionError(where)
+        for group, (a, b) in enumerate(zip(g, w)):
+            expect_scalar(a, b, name=f"{where}; group {group}", types=(float,), rtol=RTOL, atol=ATOL)
 
 
 def check_run(result: dict, base_lrs, steps: int, warmup: int, total: int, min_lr: float) -> None:

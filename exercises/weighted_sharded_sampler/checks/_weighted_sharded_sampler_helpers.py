@@ -13,7 +13,7 @@ from collections import Counter
 import torch
 from hypothesis import strategies as st
 
-from grader.judge import expect_tensor
+from grader.judge import expect_bounded, expect_tensor
 
 #: A correct sampler fails a chi-square test with this probability; a wrong one, on ~20k draws, always.
 P_MIN = 1e-5
@@ -80,10 +80,8 @@ def chi_square(draw: torch.Tensor, p: torch.Tensor, what: str) -> None:
         return
     pvalue = float(torch.special.gammaincc(torch.tensor(df / 2, dtype=torch.float64),
                                            torch.tensor(stat / 2, dtype=torch.float64)))
-    if pvalue < P_MIN:
-        share = (counts / draw.numel()).tolist()
-        raise AssertionError(
-            f"{what}: the frequencies of the {draw.numel()} indices drawn do not follow P(i) = "
-            f"w[label] / count[label] / Z (chi-square {stat:.1f} on {df} df, p = {pvalue:.2g} < {P_MIN:g}); "
-            f"observed {[round(x, 3) for x in share]}, expected {[round(x, 3) for x in p.tolist()]}"
-        )
+    share = (counts / draw.numel()).tolist()
+    expect_bounded(pvalue, at_least=P_MIN,
+                   name=f"{what}: the chi-square p-value of the frequencies of the {draw.numel()} indices drawn",
+                   note=f"they must follow P(i) = w[label] / count[label] / Z; chi-square {stat:.1f} on {df} df; "
+                        f"observed {[round(x, 3) for x in share]}, expected {[round(x, 3) for x in p.tolist()]}")

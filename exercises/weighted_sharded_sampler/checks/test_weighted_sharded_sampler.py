@@ -88,7 +88,7 @@ def test_with_replacement(sandbox):
     labels = [0, 1, 1, 2]
     kwargs = {"num_samples": 50, "seed": 3}
     draw = indices(_passes(sandbox, labels, kwargs)["passes"][0], 4, 50, describe(labels, kwargs))
-    if torch.bincount(draw, minlength=4).max() < 2:
+    if int(torch.bincount(draw, minlength=4).max()) < 2:
         raise AssertionError(f"{describe(labels, kwargs)} must repeat indices (50 draws from 4)")
 
 

@@ -54,11 +54,11 @@ class Walker(ast.NodeVisitor):
             self._finding(FindingKind.TAMPERING, what, node)
         if rules.private_torch(path):
             self._finding(FindingKind.PRIVATE_TORCH, path, node)
-        if f".{NAMESPACE}." in path and path.rsplit(".", 1)[-1] in _DICT_MUTATORS:
+        module, namespace, rest = path.partition("." + NAMESPACE)
+        if namespace and rest.lstrip(".") in _DICT_MUTATORS:
             self._namespace_write(path, node)
-        if path.endswith("." + NAMESPACE):  # vars(m) / m.__dict__ not read with a constant key
-            self._module_dynamic(path.removesuffix("." + NAMESPACE), f"vars({path.removesuffix('.' + NAMESPACE)})",
-                                 node)
+        elif namespace:  # vars(m) / m.__dict__ used other than to read one constant key
+            self._module_dynamic(module, f"vars({module}){rest}", node)
 
     def _module_dynamic(self, module: str, what: str, node: ast.AST) -> None:
         kind = FindingKind.TAMPERING if rules.canonical(module).split(".")[0] in rules.STATE_MODULES \
@@ -82,9 +82,9 @@ class Walker(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if not node.module or node.level:
             return
-        self._path(node.module, node)
         for alias in node.names:
             if alias.name == "*":
+                self._path(node.module, node)
                 if node.module.startswith("torch"):
                     self._finding(FindingKind.DYNAMIC_ACCESS, f"from {node.module} import *", node)
             else:

@@ -44,9 +44,10 @@ def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime
     tampering = [f for f in findings if f.kind is FindingKind.TAMPERING]
     if tampering:
         first = tampering[0]
-        where = f"line {first.where.rsplit(':', 1)[-1]}" if first.how == "static" else f"during check {first.where}"
+        line = first.where.rsplit(":", 1)[-1]
+        where = f"at line {line}" if first.how == "static" else f"during check {first.where}"
         more = f" (and {len(tampering) - 1} more)" if len(tampering) > 1 else ""
-        return f"the submission tampers with the grader: {first.what} at {where}{more}: no credit for any check"
+        return f"the submission tampers with the grader: {first.what} {where}{more}: no credit for any check"
     used = [h for h in audit.forbidden if h.api in packages or torch_objects.is_module(h.api)]
     if used:
         return f"the submission uses forbidden {_names(used)} (found in the source): no credit for any check"

@@ -144,7 +144,8 @@ class Tripwire:
 
     def _tampered(self, hooks) -> list[str]:
         out = [f"the tripwire's wrapper for {api} was replaced at {getattr(module, '__name__', '?')}.{attr}"
-               for module, attr, wrapped, api in self._installed if getattr(module, "__dict__", {}).get(attr) is not wrapped]
+               for module, attr, wrapped, api in self._installed
+               if getattr(module, "__dict__", {}).get(attr) is not wrapped]
         if (sys.getprofile(), sys.gettrace()) != hooks:
             out.append("sys.setprofile/settrace changed the interpreter's hooks")
         return out

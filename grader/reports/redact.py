@@ -27,7 +27,9 @@ def for_audience(report: Report, audience: str) -> Report:
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
     forbidden = [h.model_copy(update={"where": hidden[h.where], "check": hidden[h.where]}) if h.where in hidden else h
                  for h in report.forbidden]
-    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "audience": "candidate"})
+    findings = [f.model_copy(update={"where": hidden[f.where]}) if f.where in hidden else f for f in report.findings]
+    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
+                                     "audience": "candidate"})
 
 
 def opaque_id(check_id: str) -> str:

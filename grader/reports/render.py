@@ -21,7 +21,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from grader.atomic import atomic_write
 from grader.errors import UsageError
-from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
+from grader.reports.model import FINDING_LABELS, CheckResult, Report, Status, Timing, Visibility
 from grader.reports.redact import candidate_details
 
 Audience = Literal["panel", "candidate"]
@@ -100,6 +100,18 @@ class HitView:
     api: str
     how: str
     where: str
+    via: str = ""  # the private spelling the source used, when not the API's own name
+
+
+@dataclass(frozen=True)
+class FindingView:
+    """A source-audit (or runtime-net) finding: tampering costs all credit, the others are flags."""
+
+    kind: str  # FindingKind value: a CSS class
+    label: str  # "tampering", "dynamic access", "private torch"
+    what: str
+    where: str
+    how: str
 
 
 @dataclass(frozen=True)
@@ -118,6 +130,7 @@ class ScorecardView:
     checks: list[CheckView]
     problems: list[CheckView]  # not redacted, failed / error / timeout
     forbidden: list[HitView]
+    findings: list[FindingView]
     warnings: list[str]
     environment: list[tuple[str, str]]  # (label, value), empty values left out
     started_at: str
@@ -217,9 +230,12 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     hidden_ids = {c.id for c in checks if c.redacted}
     forbidden = [
         # A runtime hit names the check it happened in; a candidate sees a hidden check's name, not its id.
-        HitView(h.api, h.how, names[h.where] if h.where in hidden_ids else h.where)
+        HitView(h.api, h.how, names[h.where] if h.where in hidden_ids else h.where, h.via)
         for h in report.forbidden
     ]
+    findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what,
+                            names[f.where] if f.where in hidden_ids else f.where, f.how)
+                for f in report.findings]
     counts = report.counts()
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
@@ -237,6 +253,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         checks=checks,
         problems=[c for c in checks if c.is_problem and not c.redacted],
         forbidden=forbidden,
+        findings=findings,
         warnings=list(report.warnings),
         environment=_environment_rows(report),
         started_at=report.started_at,

@@ -159,6 +159,8 @@ def test_a_pattern_names_kernels_not_the_module_they_live_in():
     custom = ForbiddenConfig(apis=["torch.nn.Linear"], kernels={"torch.nn.Linear": ["*linear*"]})
     assert hits("import torch\nx = torch.nn.modules.linear.Identity()", custom) == []
     assert hits("import torch\nx = torch._C._nn.linear(a, w)", custom) == [("torch.nn.Linear", "2")]
+    by_name = ForbiddenConfig(apis=["torch.nn.functional.linear"])  # the module torch.nn.modules.linear is not it
+    assert hits("from torch.nn.modules.linear import Identity", by_name) == []
 
 
 # ------------------------------------------------------------------ tampering, dynamic access, private torch

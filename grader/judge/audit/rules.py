@@ -116,12 +116,15 @@ class ForbiddenRules:
                 return api
         if not path.startswith("torch."):
             return None
+        for api in self.apis:
+            if torch_objects.same(path, api):
+                return api
+        if torch_objects.is_module(path):  # names and patterns stand for functions and classes, not modules
+            return None
         last = path.rsplit(".", 1)[-1]
         for api in self.apis:
-            if last == api.rsplit(".", 1)[-1] or torch_objects.same(path, api):
+            if last == api.rsplit(".", 1)[-1]:
                 return api
-        if torch_objects.is_module(path):  # a pattern names kernels, not the module they live in
-            return None
         for api, patterns in self.kernels.items():
             if any(fnmatch.fnmatchcase(last, p) for p in patterns):
                 return api

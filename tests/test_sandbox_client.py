@@ -192,6 +192,16 @@ def test_worker_reports_what_was_switched_off_under_it(sandbox_for):
     assert any("wrapper for torch.mul" in t for t in box.call("run", ["unwrap", torch.ones(1)]).tampered)
 
 
+def test_two_apis_naming_one_object_are_not_tampering(sandbox_for):
+    """ddp_step forbids DistributedSampler under both of its names: the class is wrapped twice, and an
+    honest call must not read the inner wrapper's absence as tampering (grader validate caught this)."""
+    box = sandbox_for("""
+        import torch
+        def honest(x): return torch.add(x, 1).sum().item()
+    """, forbid=["torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"])
+    assert box.call("run", ["honest", torch.ones(1)]).tampered == []
+
+
 def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):
     box = sandbox_for("x = 1\n")
     r = box.call("nope")

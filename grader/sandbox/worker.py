@@ -56,7 +56,9 @@ class Tripwire:
         self.missing: list[str] = []
         self.modules: list[str] = []
         self._needles: list[tuple[str, str]] = []
-        self._installed: list[tuple[object, str, object, str]] = []  # (module, attribute, wrapper, api)
+        #: (module name, attribute) -> (module, the wrapper now there, api); two APIs naming one object
+        #: (a class and its re-export) wrap it twice, and only the outer wrapper is expected to stay.
+        self._installed: dict[tuple[str, str], tuple[object, object, str]] = {}
         self._patterns = [(re.compile("|".join(fnmatch.translate(p) for p in patterns)), api)
                           for api, patterns in self.kernels.items() if patterns]
         self.tampered: list[str] = []
@@ -80,7 +82,7 @@ class Tripwire:
                 for attr, value in list(namespace.items()):
                     if value is original:
                         setattr(module, attr, wrapped)
-                        self._installed.append((module, attr, wrapped, api))
+                        self._installed[(module.__name__, attr)] = (module, wrapped, api)
 
     def _wrap(self, api: str, original):
         hits = self.hits
@@ -143,8 +145,8 @@ class Tripwire:
         return value
 
     def _tampered(self, hooks) -> list[str]:
-        out = [f"the tripwire's wrapper for {api} was replaced at {getattr(module, '__name__', '?')}.{attr}"
-               for module, attr, wrapped, api in self._installed
+        out = [f"the tripwire's wrapper for {api} was replaced at {name}.{attr}"
+               for (name, attr), (module, wrapped, api) in self._installed.items()
                if getattr(module, "__dict__", {}).get(attr) is not wrapped]
         if (sys.getprofile(), sys.gettrace()) != hooks:
             out.append("sys.setprofile/settrace changed the interpreter's hooks")

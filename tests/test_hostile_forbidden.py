@@ -91,4 +91,5 @@ def test_ddp_setprofile_none_costs_everything(no_leftover_containers):
 def test_ddp_watch_switched_off_through_computed_names_is_reported_by_the_watch(no_leftover_containers):
     report = _graded("ddp_blind_watch.py")
     assert report.score == 0 and not _tampering(report, "static")
-    assert any("sys.setprofile" in f.what for f in _tampering(report, "runtime")), report.findings
+    runtime = _tampering(report, "runtime")
+    assert runtime and all("sys.setprofile" in f.what for f in runtime), runtime

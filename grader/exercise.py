@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
 from grader.protocol import MAX_FRAME_BYTES
@@ -75,7 +75,26 @@ class ChecksConfig(_Strict):
 
 
 class ForbiddenConfig(_Strict):
-    apis: list[str] = Field(default_factory=list)
+    """What a submission may not use: public names, plus the kernels that compute the same thing.
+
+    The judge's source audit decides (see ``grader.judge.audit``); the sandbox's
+    tripwire is a second net that can only take credit away.
+    """
+
+    apis: list[str] = Field(default_factory=list, description=(
+        "dotted public names (functions, classes or whole packages) the scorecard names, e.g. "
+        "'torch.nn.functional.scaled_dot_product_attention'; a re-export of the same object counts too"))
+    kernels: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "public API (a key of `apis`) -> fnmatch patterns over the last name of any reference into any torch "
+        "namespace (torch.*, torch._C.*, torch.ops.aten.*): the private kernels and ops behind that API, "
+        "e.g. '*scaled_dot_product*'. A match is reported as the API it stands for"))
+
+    @model_validator(mode="after")
+    def _kernels_name_listed_apis(self) -> "ForbiddenConfig":
+        unknown = sorted(set(self.kernels) - set(self.apis))
+        if unknown:
+            raise ValueError(f"kernels keys must be listed in apis, these are not: {', '.join(unknown)}")
+        return self
 
 
 class ExerciseConfig(_Strict):

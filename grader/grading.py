@@ -18,9 +18,10 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
-from grader.judge import forbidden as forbidden_scan
+from grader.judge import decision
+from grader.judge.audit import SourceAudit, audit_source
 from grader.judge.runner import JudgeRun, run_checks
-from grader.reports.model import CheckResult, Environment, ForbiddenHit, Report, Status, Visibility, total
+from grader.reports.model import CheckResult, Environment, Report, Status, Visibility, total
 from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import plan_gpus
@@ -65,15 +66,17 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         from grader.sandbox.local_backend import NOT_ISOLATED
 
         report.warnings.append(NOT_ISOLATED)
-    report.forbidden = forbidden_scan.scan(source.decode("utf-8", "replace"), ex.config.forbidden.apis,
-                                           filename=ex.config.exercise.submission)
+    # The trusted decision about what the source reaches for: made here, from the text, before it runs.
+    audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden,
+                         filename=ex.config.exercise.submission)
+    report.forbidden, report.findings = list(audit.forbidden), list(audit.findings)
 
     with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
         graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
         graded.write_bytes(source)
         run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
                          gpus=gpus if plan.request else None, image=image, runtime=oci)
-    _fill(report, ex, run)
+    _fill(report, ex, run, audit)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 
@@ -100,7 +103,7 @@ def _source_warnings(source: bytes) -> list[str]:
     return []
 
 
-def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
+def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> None:
     env = report.environment
     env.torch_version = run.sandbox.get("torch")
     env.python_version = run.sandbox.get("python")
@@ -117,7 +120,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
 
         report.warnings += limit_warnings(run.sandbox)
     for api in run.sandbox.get("tripwire_missing") or []:
-        report.warnings.append(f"forbidden API {api} does not exist in this torch; only the source scan covers it")
+        report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
     undocumented = dict.fromkeys(split_params(s["id"])[0] for s in run.collected if not s.get("documented", True))
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
         report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
@@ -128,8 +131,6 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
     if not run.collected:
         _not_graded(report, "the judge collected no checks" + _log_hint(run))
         return
-    modules = set(run.sandbox.get("tripwire_modules") or [])
-    banned_modules = sorted({h.api for h in report.forbidden if h.how == "static" and h.api in modules})
     checks = []
     for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec["id"])
@@ -142,27 +143,10 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun) -> None:
                                  max_score=spec["points"], visibility=Visibility(spec["visibility"]),
                                  message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
                                          "before this check finished")
-        if banned_modules:
-            _no_credit_for_modules(result, banned_modules)
         checks.append(result)
-        for api in result.forbidden:
-            report.forbidden.append(ForbiddenHit(api=api, how="runtime", where=result.id, check=result.id))
     report.checks = checks
+    decision.apply(report, audit, packages=set(run.sandbox.get("tripwire_modules") or []))
     report.score, report.max_score = total(checks)
-
-
-def _no_credit_for_modules(result: CheckResult, modules: list[str]) -> None:
-    """A forbidden *package* used in the source taints every check.
-
-    Calls into a whole package cannot be attributed to checks at runtime (the
-    tripwire wraps functions and classes), so the source scan decides, for all.
-    """
-    if result.status is Status.SKIPPED:
-        return
-    result.forbidden = sorted(set(result.forbidden) | set(modules))
-    result.status, result.score = Status.FAILED, 0.0
-    result.message = (f"the submission uses forbidden {', '.join(modules)} (found in the source): "
-                      "no credit for any check")
 
 
 def _not_graded(report: Report, reason: str) -> None:

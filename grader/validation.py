@@ -18,7 +18,7 @@ from typing import Iterable, Iterator
 
 from grader.exercise import EXERCISES_DIR, REPO_ROOT, Exercise, load_exercise
 from grader.grading import grade
-from grader.reports.model import Report, Status
+from grader.reports.model import FindingKind, Report, Status
 
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 
@@ -80,6 +80,9 @@ def _judge(kind: str, report: Report) -> str | None:
             return "lost points on " + "; ".join(lost)
         if report.forbidden:
             return "uses forbidden " + ", ".join(sorted({h.api for h in report.forbidden}))
+        serious = [f for f in report.findings if f.kind is not FindingKind.PRIVATE_TORCH]
+        if serious:  # a false alarm of the source audit (private torch is a flag an honest file may carry)
+            return "the audit finds " + "; ".join(f"{f.kind.value} {f.what} at {f.where}" for f in serious)
     elif kind == "stub" and report.score != 0:
         earned = [c.name for c in report.checks if c.score > 0]
         return f"the untouched stub earns {report.score:g} points on: " + "; ".join(earned)

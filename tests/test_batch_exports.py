@@ -34,11 +34,19 @@ def test_summary_csv_columns_and_values(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as f:
         table = list(csv.reader(f))
     assert table[0] == ["candidate", "exercise", "score", "max_score", "status",
-                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "reason"]
-    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", ""]
+                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "reason"]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", ""]
     assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
     assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-1]
     assert table[4][:5] == ["dee", "toy", "", "", "missing"]
+
+
+def test_summary_csv_names_each_rows_flags(tmp_path):
+    flagged = Row("eve", "toy", RowStatus.GRADED, 0, 5, report=report(0), flags=["tampering", "dynamic_access"])
+    exports.write_summary_csv([flagged], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        header, row = list(csv.reader(f))
+    assert dict(zip(header, row))["flags"] == "tampering dynamic_access"
 
 
 def test_results_jsonl_has_one_line_per_row(tmp_path):

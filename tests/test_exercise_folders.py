@@ -11,6 +11,8 @@ import re
 import pytest
 
 from grader.exercise import load_exercise
+from grader.judge.audit import audit_source
+from grader.reports.model import FindingKind
 from grader.validation import all_exercise_names, corpus
 
 NAMES = all_exercise_names()
@@ -45,9 +47,39 @@ def test_the_prompt_starts_with_the_contract_and_the_candidate_gets_examples(nam
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_stub_never_names_a_forbidden_api_in_code(name):
-    from grader.judge.forbidden import scan
-
+def test_the_stub_and_public_examples_never_reach_for_anything(name):
+    """The candidate's starting point holds no forbidden API and no finding; the public examples
+    (tests that may compare with torch's own implementation) at least never tamper or go dynamic."""
     ex = load_exercise(name)
-    hits = scan(ex.stub.read_text(encoding="utf-8"), ex.config.forbidden.apis, filename=ex.stub.name)
-    assert hits == [], hits
+    stub = audit_source(ex.stub.read_text(encoding="utf-8"), ex.config.forbidden, filename=ex.stub.name)
+    assert stub.parsed and stub.forbidden == [] and stub.findings == [], (stub.forbidden, stub.findings)
+    for example in ex.public_files[2:]:
+        audit = audit_source(example.read_text(encoding="utf-8"), ex.config.forbidden, filename=example.name)
+        assert audit.parsed and [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH] == []
+
+
+#: Honest solutions that use a private torch name on purpose: a flag for the panel, never a score change.
+PRIVATE_ON_PURPOSE = {"clip_grad_norm/variants/foreach_generator_once.py"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
+    """Reference and variants: no forbidden API, no tampering, no dynamic access (private torch only where
+    listed). Mutants keep their verdict: none trips a tampering or dynamic-access rule, and exactly those
+    whose docstring says they use a forbidden API have a forbidden hit."""
+    ex = load_exercise(name)
+    for kind, path in corpus(ex, more=True):
+        if path is None:
+            continue
+        source = path.read_text(encoding="utf-8")
+        audit = audit_source(source, ex.config.forbidden, filename=path.name)
+        key = f"{name}/{path.relative_to(path.parents[1] if kind != 'reference' else path.parent).as_posix()}"
+        assert audit.parsed, key
+        serious = [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH]
+        assert serious == [], (key, serious)
+        if kind in ("reference", "variant"):
+            assert audit.forbidden == [], (key, audit.forbidden)
+            assert bool(audit.findings) == (key in PRIVATE_ON_PURPOSE), (key, audit.findings)
+        else:
+            says_forbidden = "forbidden" in (ast.get_docstring(ast.parse(source)) or "").lower() + path.name
+            assert bool(audit.forbidden) == says_forbidden, (key, audit.forbidden)

@@ -16,7 +16,7 @@ import pytest
 from grader.batch.charts import histogram, pass_rates
 from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
-from grader.reports.model import CheckResult, ForbiddenHit, Report, Status, Visibility
+from grader.reports.model import CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status, Visibility
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
@@ -169,6 +169,19 @@ def test_flags_name_what_to_look_at(page, html):
     assert "similar to alice (97%)" in bob[0]["text"] and "similar to carol (91%)" in bob[0]["text"]
     assert "forbidden API" in carol[0]["text"] and f'title="{SDPA} (static, attention.py:4)"' in html
     assert "forbidden" not in page.table["alice"][0]["text"]
+
+
+def test_source_audit_findings_are_flags_with_what_and_where():
+    row = graded("frank", "attention", [P, P, P])
+    row.report.findings = [Finding(kind=FindingKind.DYNAMIC_ACCESS, what="getattr(torch, <computed name>)",
+                                   where="attention.py:10"),
+                           Finding(kind=FindingKind.TAMPERING, what="sys.modules", where="attention.py:8")]
+    row.flags = flags_for(row.report)
+    html = render_panel([row], [], exercises=EXERCISES, generated_at="2025-05-01 09:00", problems=[])
+    cell = Page(html).table["frank"][0]["text"]
+    assert "tampering" in cell and "dynamic access" in cell
+    assert 'title="sys.modules (static, attention.py:8)"' in html
+    assert 'title="getattr(torch, &lt;computed name&gt;) (static, attention.py:10)"' in html
 
 
 def test_summary_counts_and_layout_problems(page, html):

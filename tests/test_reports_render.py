@@ -23,6 +23,7 @@ from rich.console import Console
 
 from grader.errors import UsageError
 from grader.reports.model import (
+    Finding, FindingKind,
     CheckResult,
     Environment,
     ForbiddenHit,
@@ -335,3 +336,23 @@ def test_write_reports_refuses_python_files(report, tmp_path):
     link.symlink_to(code)
     with pytest.raises(UsageError, match="report.html"):
         write_reports(report, html_path=link)
+
+
+def test_every_format_shows_the_source_audit_and_the_spelling_behind_a_hit(report):
+    """Tampering, dynamic access and private torch are named with where they were found, in every format;
+    a runtime finding in a hidden check names the check, never its id, to a candidate."""
+    hidden = HIDDEN_SECRETS[5]
+    report.forbidden[0] = report.forbidden[0].model_copy(update={"via": "torch._scaled_dot_product_attention_math"})
+    report.findings = [
+        Finding(kind=FindingKind.TAMPERING, what="sys.modules", where="attention.py:8"),
+        Finding(kind=FindingKind.DYNAMIC_ACCESS, what="getattr(torch, <computed name>)", where="attention.py:10"),
+        Finding(kind=FindingKind.PRIVATE_TORCH, what="torch._C._nn", where="attention.py:12"),
+        Finding(kind=FindingKind.TAMPERING, what="mode taken off the stack", where=hidden, how="runtime"),
+    ]
+    outputs = [_terminal(report), render_html(report, audience="panel"), render_markdown(report, audience="panel")]
+    for out in outputs:
+        for word in ("tampering", "dynamic access", "private torch", "sys.modules", "attention.py:10",
+                     "torch._scaled_dot_product_attention_math"):
+            assert word in out, word
+    candidate = render_markdown(report, audience="candidate")
+    assert "mode taken off the stack" in candidate and hidden not in candidate

@@ -19,11 +19,11 @@ PROBES = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
 def sandbox_for(tmp_path):
     opened = []
 
-    def open_(source: str, *, forbid=(), call_timeout_s=5.0, max_frame_bytes=64 * 2**20):
+    def open_(source: str, *, forbid=(), kernels=None, call_timeout_s=5.0, max_frame_bytes=64 * 2**20):
         sub = tmp_path / f"cand{len(opened)}.py"
         sub.write_text(textwrap.dedent(source))
         staged = stage(probes=PROBES, submission=sub, module_name="cand", dest=tmp_path / f"stage{len(opened)}")
-        box = Sandbox(local_starter(staged, list(forbid), Limits(memory_mb=1024)),
+        box = Sandbox(local_starter(staged, list(forbid), Limits(memory_mb=1024), kernels=kernels),
                       call_timeout_s=call_timeout_s, max_frame_bytes=max_frame_bytes)
         opened.append(box)
         return box
@@ -183,6 +183,56 @@ def test_tripwire_sees_routes_around_the_wrappers(sandbox_for):
     assert box.call("run", ["aten", torch.ones(1)]).forbidden == ["torch.mul"]
     assert box.call("run", ["method", torch.ones(1)]).forbidden == []  # a Tensor method, not the function
     assert box.call("run", ["near_miss", torch.ones(2)]).forbidden == []
+
+
+def test_tripwire_matches_the_kernels_behind_an_api(sandbox_for):
+    """A kernel pattern catches a private function, an aten op and a Tensor method of that name; the API's own
+    name never matches a method (``x * y`` is ``Tensor.mul``)."""
+    clamp = {"torch.clamp": ["clamp", "clamp_*"]}
+    box = sandbox_for("""
+        import torch
+        def private(x): return torch.clamp_min(x, 0)
+        def aten(x): return torch.ops.aten.clamp.default(x, 0, 1)
+        def method(x): return x.clamp(0, 1)
+        def honest(x): return torch.where(x < 0, torch.zeros_like(x), x)
+    """, forbid=["torch.clamp"], kernels=clamp)
+    for probe in ("private", "aten", "method"):
+        assert box.call("run", [probe, torch.ones(2)]).forbidden == ["torch.clamp"], probe
+    assert box.call("run", ["honest", torch.ones(2)]).forbidden == []
+
+
+def test_worker_reports_what_was_switched_off_under_it(sandbox_for):
+    """The second net's tamper report: a wrapper replaced, its mode popped, the profile hook changed."""
+    box = sandbox_for("""
+        import sys
+        import torch
+        import torch.overrides
+        def unwrap(x):
+            torch.mul = torch.mul.__wrapped__
+            return 1
+        def pop(x):
+            torch.overrides._pop_mode()
+            return 1
+        def profile(x):
+            sys.setprofile(lambda *a: None)
+            return 1
+        def honest(x):
+            return torch.add(x, 1).sum().item()
+    """, forbid=["torch.mul"])
+    assert box.call("run", ["honest", torch.ones(1)]).tampered == []
+    assert "mode stack" in box.call("run", ["pop", torch.ones(1)]).tampered[0]
+    assert "sys.setprofile" in box.call("run", ["profile", torch.ones(1)]).tampered[0]
+    assert any("wrapper for torch.mul" in t for t in box.call("run", ["unwrap", torch.ones(1)]).tampered)
+
+
+def test_two_apis_naming_one_object_are_not_tampering(sandbox_for):
+    """ddp_step forbids DistributedSampler under both of its names: the class is wrapped twice, and an
+    honest call must not read the inner wrapper's absence as tampering (grader validate caught this)."""
+    box = sandbox_for("""
+        import torch
+        def honest(x): return torch.add(x, 1).sum().item()
+    """, forbid=["torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"])
+    assert box.call("run", ["honest", torch.ones(1)]).tampered == []
 
 
 def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):

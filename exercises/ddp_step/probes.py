@@ -27,7 +27,8 @@ ranks are new processes, so every call of candidate code (in the worker or in a
 rank) also runs under ``_Watch``, which records any Python frame that runs
 inside DistributedDataParallel, DistributedSampler or the
 torch.distributed.algorithms package, however it was reached. Results carry
-what it saw under "forbidden".
+what it saw under "forbidden", and under "tampered" whether candidate code switched it
+off (the judge then takes every check's credit).
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class _Watch:
                         for p, api, folder in _forbidden_places()]
         self._by_file: dict[str, str | None] = {}
         self._previous = None
+        #: What the watch found changed under it on the way out (candidate code can call sys.setprofile too).
+        self.tampered: list[str] = []
 
     def _api(self, filename: str) -> str | None:
         try:
@@ -113,6 +116,10 @@ class _Watch:
         return self
 
     def __exit__(self, *exc):
+        if sys.getprofile() != self._profile:  # bound methods compare equal, never identical
+            what = "sys.setprofile: the forbidden-API watch was switched off while candidate code ran"
+            if what not in self.tampered:
+                self.tampered.append(what)
         sys.setprofile(self._previous)
         return False
 
@@ -181,7 +188,7 @@ def shard(num_samples, rank, world_size, **options):
     watch = _Watch()
     with watch:
         value = ddp_step.shard_indices(num_samples, rank, world_size, **options)
-    return {**_indices_report(value), "forbidden": sorted(watch.hits)}
+    return {**_indices_report(value), "forbidden": sorted(watch.hits), "tampered": watch.tampered}
 
 
 def shard_all(num_samples, world_size, settings):
@@ -198,7 +205,7 @@ def shard_all(num_samples, world_size, settings):
                 value = ddp_step.shard_indices(num_samples, rank, world_size, **options)
             per_rank.append(_indices_report(value))
         results.append(per_rank)
-    return {"results": results, "forbidden": sorted(watch.hits)}
+    return {"results": results, "forbidden": sorted(watch.hits), "tampered": watch.tampered}
 
 
 # ------------------------------------------------------------------ the model
@@ -316,6 +323,7 @@ def _rank_main(rank: int, world_size: int, workdir: str) -> None:
     except BaseException as exc:
         result = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
     result["forbidden"] = sorted(watch.hits)
+    result["tampered"] = watch.tampered
     path = os.path.join(workdir, f"rank{rank}.pt")
     torch.save(result, path + ".tmp")
     os.replace(path + ".tmp", path)
@@ -471,7 +479,8 @@ def ddp_run(runs):
     {"crashed": text} (the process ended without reporting), {"hung": text}
     (killed while still running), {"stopped": text} (killed after another rank
     failed) and {"error": text} (the probe's own failure, e.g. the group could
-    not form); "forbidden" lists what the watch saw when it got as far as running. After a run in which some rank did not finish cleanly, the rest
+    not form); "forbidden" lists what the watch saw when it got as far as running,
+    "tampered" what it found switched off. After a run in which some rank did not finish cleanly, the rest
     are not run (the judge reports the first failing run; the others could only
     cost time), and say so.
     """
@@ -492,4 +501,4 @@ def ddp_run(runs):
 
 def _failed(rank_result: dict) -> bool:
     return any(key in rank_result for key in ("candidate_error", "crashed", "hung", "stopped", "error")) \
-        or bool(rank_result.get("forbidden"))
+        or bool(rank_result.get("forbidden")) or bool(rank_result.get("tampered"))

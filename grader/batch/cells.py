@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from grader.batch.model import Row, RowStatus
 from grader.batch.similarity import pair_anchors
+from grader.reports.model import FINDING_LABELS
 from grader.reports.render import fmt_points
 
 #: The word a cell shows for each status that is not a plain score.
@@ -24,7 +25,9 @@ WORDS = {
     RowStatus.AMBIGUOUS: "ambiguous",
     RowStatus.UNKNOWN_EXERCISE: "unknown exercise",
 }
-FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar"}
+FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar",
+               **{kind.value: label for kind, label in FINDING_LABELS.items()}}
+FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
 
 #: (candidate, exercise) -> [(pair number, its anchor on similarity.html, the other candidate, similarity)]
@@ -69,6 +72,8 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
         title = ""
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
+        elif kind in FINDING_KINDS and report is not None:
+            title = "; ".join(f"{f.what} ({f.how}, {f.where})" for f in report.findings if f.kind.value == kind)
         elif kind in ("timeout", "error") and report is not None:
             title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
         out.append(Flag(kind, FLAG_LABELS.get(kind, kind), title))

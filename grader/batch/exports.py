@@ -24,20 +24,22 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_summary_csv(rows: list[Row], path: Path) -> None:
-    """One row per (candidate, exercise); a column per check (points earned), then the reason."""
+    """One row per (candidate, exercise); a column per check (points earned), then the flags
+    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar) and the reason."""
     checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
     for row in rows:
         for c in row.report.checks if row.report else []:
             if (row.exercise, c.id) not in checks:
                 checks.append((row.exercise, c.id))
-    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["reason"]
+    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "reason"]
     with atomic_write(path) as f:
         out = csv.writer(f)
         out.writerow(header)
         for row in rows:
             earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])}
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
-                          row.status.value, *[earned.get(k, "") for k in checks], _cell(row.reason)])
+                          row.status.value, *[earned.get(k, "") for k in checks], " ".join(row.flags),
+                          _cell(row.reason)])
 
 
 def write_results_jsonl(rows: list[Row], path: Path) -> None:

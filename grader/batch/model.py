@@ -13,7 +13,7 @@ from enum import Enum
 from urllib.parse import quote
 
 from grader.batch.outdir import CANDIDATES
-from grader.reports.model import Report, Status
+from grader.reports.model import FindingKind, Report, Status
 
 
 class RowStatus(str, Enum):
@@ -55,12 +55,14 @@ class Row:
 
 
 def flags_for(report: Report | None) -> list[str]:
-    """What a panel should look at twice: forbidden APIs, timeouts, crashes/errors."""
+    """What a panel should look at twice: forbidden APIs, the source audit's findings (tampering,
+    dynamic access, private torch), timeouts, crashes/errors."""
     if report is None or not report.graded:
         return []
     flags = []
     if report.forbidden:
         flags.append("forbidden")
+    flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
     statuses = {c.status for c in report.checks}
     if Status.TIMEOUT in statuses:
         flags.append("timeout")

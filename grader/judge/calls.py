@@ -66,6 +66,8 @@ class CheckRecord:
     #: exercise's ``result_mb``: hypothesis keeps failing examples (and the tensors their tracebacks
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
+    #: What the sandbox's nets saw changed under them (the worker's tripwire, a probe's watch).
+    tampered: list[str] = field(default_factory=list)
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -78,6 +80,12 @@ class CheckRecord:
         for api in result.forbidden:
             if api not in self.forbidden:
                 self.forbidden.append(api)
+        self.note_tampering(*result.tampered)
+
+    def note_tampering(self, *what: str) -> None:
+        for w in what:
+            if w not in self.tampered:
+                self.tampered.append(w)
 
 
 class CheckSandbox:
@@ -99,3 +107,8 @@ class CheckSandbox:
         if result.error is not None:
             raise CandidateError(probe, result.error)
         return result.value
+
+    def report_tampering(self, what: str) -> None:
+        """A check's own word that a probe's watch was switched off (e.g. ddp_step's profiler):
+        the judge treats it as tampering, which costs every check its credit."""
+        self.record.note_tampering(what)

@@ -225,6 +225,7 @@ class GraderPlugin:
             result.output, result.output_truncated = cap_text(text)
             result.output_truncated = result.output_truncated or record.output_dropped > 0
             result.forbidden = list(record.forbidden)
+            result.tampered = list(record.tampered)
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
             result.status, result.message = Status.ERROR, "the check produced no outcome"
@@ -235,10 +236,8 @@ class GraderPlugin:
             _classify(result, excinfo, report)
             if isinstance(_root(excinfo.value if excinfo else None), SandboxStartError):
                 self._infra(str(_root(excinfo.value)))
-        if result.forbidden:
-            result.status = Status.FAILED
-            result.message = (f"used forbidden API {', '.join(result.forbidden)}: no credit for this check"
-                              + (f" ({result.message})" if result.message else ""))
+        # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's
+        # decision (grader.judge.decision) weighs them with the source audit, for every check at once.
         if result.status is Status.PASSED:
             result.score = result.max_score
         return result

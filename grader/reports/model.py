@@ -57,6 +57,8 @@ class CheckResult(_Model):
     counterexample: str | None = None
     hint: str | None = None
     forbidden: list[str] = Field(default_factory=list)
+    tampered: list[str] = Field(default_factory=list,
+                                description="what the sandbox's own nets saw changed under them during this check")
     output: str = ""
     output_truncated: bool = False
     duration_s: float = 0.0
@@ -67,6 +69,28 @@ class ForbiddenHit(_Model):
     how: str = Field(description="'static' (found in the source) or 'runtime' (called during a check)")
     where: str = Field(description="file:line for static hits, the check id for runtime hits")
     check: str | None = None
+    via: str = Field(default="", description="the name the source used when it is not the API's own, "
+                                             "e.g. torch._scaled_dot_product_attention_math")
+
+
+class FindingKind(str, Enum):
+    """What the judge's source audit (or the sandbox's second net) found besides forbidden APIs."""
+
+    TAMPERING = "tampering"  # reaches for the grader, the interpreter's state or the call stack: no credit at all
+    DYNAMIC_ACCESS = "dynamic_access"  # a module reached through a name the judge cannot read: a flag
+    PRIVATE_TORCH = "private_torch"  # torch._C, torch.ops or another private torch name: a flag
+
+
+#: How each kind is named on scorecards, the batch CSV and the panel page.
+FINDING_LABELS = {FindingKind.TAMPERING: "tampering", FindingKind.DYNAMIC_ACCESS: "dynamic access",
+                  FindingKind.PRIVATE_TORCH: "private torch"}
+
+
+class Finding(_Model):
+    kind: FindingKind
+    what: str = Field(description="what was reached for, e.g. 'sys.setprofile' or 'getattr(torch.nn.functional, ...)'")
+    where: str = Field(description="file:line for what the source audit found, the check id for the sandbox's net")
+    how: Literal["static", "runtime"] = "static"
 
 
 class Environment(_Model):
@@ -106,6 +130,9 @@ class Report(_Model):
     max_score: float = 0.0
     checks: list[CheckResult] = Field(default_factory=list)
     forbidden: list[ForbiddenHit] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list,
+                                    description="tampering, dynamic access and private torch use (reports before "
+                                                "issue 13 have none)")
     warnings: list[str] = Field(default_factory=list)
     started_at: str = ""
     duration_s: float = 0.0

@@ -33,8 +33,9 @@ def for_audience(report: Report, audience: str) -> Report:
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
     forbidden = [h.model_copy(update={"where": names[h.where], "check": names[h.where]}) if h.where in names else h
                  for h in report.forbidden]
-    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "audience": "candidate",
-                                     "not_graded_reason": reason_line(report.not_graded_reason)})
+    findings = [f.model_copy(update={"where": names[f.where]}) if f.where in names else f for f in report.findings]
+    return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
+                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
 
 
 def opaque_id(check_id: str) -> str:

@@ -22,7 +22,7 @@ from typing import Literal
 from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
-from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
+from grader.reports.model import FINDING_LABELS, CheckResult, Report, Status, Timing, Visibility
 from grader.reports.redact import for_audience
 
 Audience = Literal["panel", "candidate"]
@@ -101,6 +101,18 @@ class HitView:
     api: str
     how: str
     where: str
+    via: str = ""  # the private spelling the source used, when not the API's own name
+
+
+@dataclass(frozen=True)
+class FindingView:
+    """A source-audit (or runtime-net) finding: tampering costs all credit, the others are flags."""
+
+    kind: str  # FindingKind value: a CSS class
+    label: str  # "tampering", "dynamic access", "private torch"
+    what: str
+    where: str
+    how: str
 
 
 @dataclass(frozen=True)
@@ -119,6 +131,7 @@ class ScorecardView:
     checks: list[CheckView]
     problems: list[CheckView]  # not redacted, failed / error / timeout
     forbidden: list[HitView]
+    findings: list[FindingView]
     warnings: list[str]
     environment: list[tuple[str, str]]  # (label, value), empty values left out
     started_at: str
@@ -217,7 +230,9 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     redacted_copy = report.audience == "candidate"
     audience = "candidate" if redacted_copy else audience  # a stored candidate copy shows as one
     checks = [_check_view(c, redacted_copy=redacted_copy, graded=report.graded) for c in report.checks]
-    forbidden = [HitView(h.api, h.how, h.where) for h in report.forbidden]
+    # for_audience already named a hidden check's hits and findings by its safe name, never its id.
+    forbidden = [HitView(h.api, h.how, h.where, h.via) for h in report.forbidden]
+    findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what, f.where, f.how) for f in report.findings]
     counts = report.counts()
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
@@ -235,6 +250,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         checks=checks,
         problems=[c for c in checks if c.is_problem and not c.redacted],
         forbidden=forbidden,
+        findings=findings,
         warnings=list(report.warnings),
         environment=_environment_rows(report),
         started_at=report.started_at,

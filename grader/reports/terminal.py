@@ -152,11 +152,21 @@ def _forbidden(v: ScorecardView) -> Group:
     """Hits grouped by API: a long API name gets its own line instead of a folded table cell."""
     by_api: dict[str, list[str]] = {}
     for h in v.forbidden:
-        by_api.setdefault(h.api, []).append(f"{h.how}: {h.where}")
+        by_api.setdefault(h.api, []).append(f"{h.how}: {h.where}" + (f" (as {h.via})" if h.via else ""))
     parts: list = [Text("Forbidden APIs used", style="bold red")]
     for api, hits in by_api.items():
         parts.append(Text.assemble(("✗ ", "red"), (shown(api), "bold")))
         parts += [Text(f"    {shown(hit)}", overflow="fold") for hit in hits]
+    return Group(*parts, "")
+
+
+def _findings(v: ScorecardView) -> Group:
+    """What the judge's source audit (and the sandbox's net) found: tampering costs all credit, the rest are flags."""
+    parts: list = [Text("Source audit", style="bold red" if any(f.kind == "tampering" for f in v.findings) else "bold")]
+    for f in v.findings:
+        style = "red" if f.kind == "tampering" else "yellow"
+        parts.append(Text.assemble(("✗ " if f.kind == "tampering" else "⚑ ", style), (f.label, f"bold {style}"),
+                                   f"  {shown(f.what)}  ", (f"{f.how}: {shown(f.where)}", "dim"), overflow="fold"))
     return Group(*parts, "")
 
 
@@ -187,6 +197,8 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
             console.print(_problem(c, graded=v.graded), width=width)
     if v.forbidden:
         console.print(_forbidden(v), width=width)
+    if v.findings:
+        console.print(_findings(v), width=width)
     for w in v.warnings:
         console.print(Text.assemble(("warning: ", "bold yellow"), shown(w)), width=width)
     console.print(Rule(style="dim"), width=width)

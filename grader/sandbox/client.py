@@ -39,6 +39,7 @@ class CallResult:
     output: str = ""
     output_dropped: int = 0
     forbidden: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)  # what the worker saw changed under its tripwire
     duration_s: float = 0.0
     received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
 
@@ -250,10 +251,12 @@ def _result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
     """Build a CallResult from a worker reply, trusting nothing about its shape."""
     forbidden = reply.get("forbidden")
     forbidden = [f for f in forbidden if isinstance(f, str)][:50] if isinstance(forbidden, list) else []
+    tampered = reply.get("tampered")
+    tampered = [_as_text(t, 200) for t in tampered if isinstance(t, str)][:20] if isinstance(tampered, list) else []
     dropped = reply.get("output_dropped")
     common = dict(output=_as_text(reply.get("output"), 20000),
                   output_dropped=dropped if type(dropped) is int and dropped >= 0 else 0,
-                  forbidden=forbidden, duration_s=elapsed)
+                  forbidden=forbidden, tampered=tampered, duration_s=elapsed)
     if reply.get("ok") is True:
         return CallResult(probe, value=reply.get("value"), **common)
     error = reply.get("error")

@@ -43,14 +43,15 @@ def labels_for(grading_id: str) -> dict[str, str]:
 
 
 def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,
-                     grading_id: str, gpu: GpuRequest | None = None, runtime: str = "runc") -> dict:
+                     grading_id: str, gpu: GpuRequest | None = None, runtime: str = "runc",
+                     kernels: dict[str, list[str]] | None = None) -> dict:
     """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
     mb = 1024 * 1024
     from docker.types import Ulimit
 
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
     lifetime = int(limits.grading_timeout_s) + 60
-    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden)
+    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels)
     kwargs = dict(
         image=image,
         command=command,

@@ -28,13 +28,13 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
                    dest=workdir / "stage")
-    forbidden = exercise.config.forbidden.apis
+    forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":
         from grader.sandbox.local_backend import local_starter, plan_rlimits
 
         plan = plan_rlimits(limits)
-        start = local_starter(staged, forbidden, limits, plan)
+        start = local_starter(staged, forbidden, limits, plan, kernels)
         info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
     else:
         from grader.sandbox import docker_backend, engine, oci_runtime
@@ -55,7 +55,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         except DockerException as e:
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
-                                                 grading_id=grading_id, gpu=gpu, runtime=oci)
+                                                 grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
     return Sandbox(start, call_timeout_s=limits.call_timeout_s, max_frame_bytes=limits.result_mb * 1024 * 1024), info

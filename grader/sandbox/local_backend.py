@@ -172,7 +172,8 @@ class LocalTransport(Transport):
         self._workdir.cleanup()
 
 
-def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None):
+def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None,
+                  kernels: dict[str, list[str]] | None = None):
     """A function that starts one local worker per call (the Sandbox calls it again after a crash)."""
     if plan is None:
         plan = plan_rlimits(limits)
@@ -190,7 +191,7 @@ def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: Rl
         if "SYSTEMROOT" in os.environ:  # Windows: Python cannot start without it
             env["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted),
+            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=workdir.name, env=env, **processes.group_popen_kwargs(),
         )

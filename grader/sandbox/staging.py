@@ -64,7 +64,8 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path) -> St
 
 
 def worker_argv(python: str, staged_root: str, forbidden: list[str],
-                rlimits: dict[str, tuple[int, int]] | None = None) -> list[str]:
+                rlimits: dict[str, tuple[int, int]] | None = None,
+                kernels: dict[str, list[str]] | None = None) -> list[str]:
     """The worker's command line, with paths as seen from where it runs.
 
     ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
@@ -76,6 +77,8 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
             "--submission-dir", f"{staged_root}/submission"]
     for api in forbidden:
         argv += ["--forbid", api]
+    for api, patterns in (kernels or {}).items():  # the tripwire's watch matches these too
+        argv += [arg for pattern in patterns for arg in ("--kernel", f"{api}={pattern}")]
     for name, (soft, hard) in (rlimits or {}).items():
         argv += ["--rlimit", f"{name}={soft}:{hard}"]
     return argv

@@ -7,7 +7,7 @@ decides pass or fail: everything it says is data the judge checks.
 It imports the standard library, torch and ``grader.protocol`` only, because it
 runs from a read-only copy in a bare runtime image. Start it as
 ``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
-[--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
+[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
 
 Channels: the protocol uses private duplicates of the original stdin/stdout.
 File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
@@ -18,11 +18,12 @@ back, capped, after every call.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import fnmatch
 import functools
 import importlib
 import inspect
 import os
+import re
 import signal
 import sys
 import time
@@ -36,20 +37,31 @@ OUTPUT_CAP = 8000  # characters of candidate output sent back per call
 class Tripwire:
     """Records every use of a forbidden torch API, then lets it behave normally.
 
-    Two nets, both inside the sandbox (the AST scan in the judge is a third):
-    wrappers replace each API object wherever torch binds it (functions, and
-    classes via a recording subclass), and during every call a TorchFunctionMode
-    watches all torch function calls by name, which also sees routes around the
-    wrappers such as ``torch.ops.aten.scaled_dot_product_attention`` or a
-    reference taken before the wrappers went in.
+    A second net: the judge decides from the source (``grader.judge.audit``), and
+    what this records can only take credit away. Wrappers replace each API object
+    wherever torch binds it (functions, and classes via a recording subclass), and
+    during every call a TorchFunctionMode watches torch function calls by name
+    (the APIs' own names and the exercise's kernel patterns, so
+    ``torch._scaled_dot_product_attention_math`` or ``torch.ops.aten.X`` are seen
+    too; Tensor methods only against the patterns, since ``x * y`` reaches a mode
+    as ``Tensor.mul``). After each call it checks that nothing it put in place was
+    removed: the wrappers, its mode on top of the mode stack, the interpreter's
+    profile and trace hooks; what changed goes back as ``tampered``.
     """
 
-    def __init__(self, apis: list[str]):
+    def __init__(self, apis: list[str], kernels: dict[str, list[str]] | None = None):
         self.apis = apis
+        self.kernels = kernels or {}
         self.hits: list[str] = []
         self.missing: list[str] = []
         self.modules: list[str] = []
         self._needles: list[tuple[str, str]] = []
+        #: (module name, attribute) -> (module, the wrapper now there, api); two APIs naming one object
+        #: (a class and its re-export) wrap it twice, and only the outer wrapper is expected to stay.
+        self._installed: dict[tuple[str, str], tuple[object, object, str]] = {}
+        self._patterns = [(re.compile("|".join(fnmatch.translate(p) for p in patterns)), api)
+                          for api, patterns in self.kernels.items() if patterns]
+        self.tampered: list[str] = []
 
     def install(self) -> None:
         for api in self.apis:
@@ -57,7 +69,7 @@ class Tripwire:
             if original is None:
                 self.missing.append(api)
                 continue
-            if inspect.ismodule(original):  # a whole package: the source scan covers it
+            if inspect.ismodule(original):  # a whole package: the source audit covers it
                 self.modules.append(api)
                 continue
             if not isinstance(original, type):
@@ -70,6 +82,7 @@ class Tripwire:
                 for attr, value in list(namespace.items()):
                     if value is original:
                         setattr(module, attr, wrapped)
+                        self._installed[(module.__name__, attr)] = (module, wrapped, api)
 
     def _wrap(self, api: str, original):
         hits = self.hits
@@ -88,41 +101,77 @@ class Tripwire:
 
         return tripwire
 
-    def watching(self):
-        """A context manager that records forbidden functions by name while candidate code runs."""
-        from torch.overrides import TorchFunctionMode
+    def match(self, func) -> str | None:
+        """The forbidden API a torch function (or Tensor method) seen by the watch stands for."""
+        raw, method = _op_name(func)
+        if not raw:
+            return None
+        if not method:
+            for needle, api in self._needles:
+                if raw.lstrip("_") == needle:
+                    return api
+        for pattern, api in self._patterns:
+            if pattern.match(raw):
+                return api
+        return None
 
-        needles, hits = self._needles, self.hits
+    def run(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` under the watch; returns (value, what was tampered with)."""
+        from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
+
+        tripwire = self
 
         class Watch(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
-                name = _op_name(func)
-                for needle, api in needles:
-                    if name == needle:
-                        hits.append(api)
+                api = tripwire.match(func)
+                if api is not None:
+                    tripwire.hits.append(api)
                 return func(*args, **(kwargs or {}))
 
-        return Watch() if needles else contextlib.nullcontext()
+        hooks = (sys.getprofile(), sys.gettrace())
+        watch = Watch() if (self._needles or self.kernels) else None
+        if watch is not None:
+            watch.__enter__()
+        try:
+            value = fn(*args, **kwargs)
+        finally:
+            self.tampered = self._tampered(hooks)
+            if watch is not None:
+                stack = _get_current_function_mode_stack()
+                if stack and stack[-1] is watch:
+                    watch.__exit__(None, None, None)
+                else:
+                    self.tampered.append("the tripwire's torch function mode was taken off the mode stack")
+        return value
 
-    def take(self) -> list[str]:
-        out = sorted(set(self.hits))
-        self.hits.clear()
+    def _tampered(self, hooks) -> list[str]:
+        out = [f"the tripwire's wrapper for {api} was replaced at {name}.{attr}"
+               for (name, attr), (module, wrapped, api) in self._installed.items()
+               if getattr(module, "__dict__", {}).get(attr) is not wrapped]
+        if (sys.getprofile(), sys.gettrace()) != hooks:
+            out.append("sys.setprofile/settrace changed the interpreter's hooks")
         return out
 
+    def take(self) -> tuple[list[str], list[str]]:
+        """(forbidden APIs used, what was tampered with) since the last call."""
+        out = sorted(set(self.hits))
+        self.hits.clear()
+        tampered, self.tampered = self.tampered, []
+        return out, tampered
 
-def _op_name(func) -> str:
-    """``aten::_foo.default`` / ``foo`` -> ``foo``; Tensor methods and operators -> ``""``.
+
+def _op_name(func) -> tuple[str, bool]:
+    """(name, is a Tensor method): ``aten::_foo.default`` / ``_foo`` -> ``_foo``; dunders -> ``""``.
 
     ``x * y`` reaches a mode as the method ``TensorBase.mul``, exactly like
-    ``x.mul(y)``; neither is a call of the function ``torch.mul``, so methods
-    never match. Functions, aliases and ``torch.ops.aten`` ops do.
+    ``x.mul(y)``; neither is a call of the function ``torch.mul``, so methods are
+    told apart and only the exercise's kernel patterns ever match them.
     """
-    if type(func).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor"):
-        return ""
+    method = type(func).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor")
     name = str(getattr(func, "__name__", "") or "")
     if name.startswith("__"):
-        return ""
-    return name.split("::")[-1].split(".")[0].lstrip("_")
+        return "", method
+    return name.split("::")[-1].split(".")[0], method
 
 
 def _resolve(dotted: str):
@@ -261,14 +310,13 @@ class Worker:
             fn = getattr(probes, message["probe"], None)
             if fn is None or message["probe"].startswith("_") or not callable(fn):
                 raise LookupError(f"probes.py defines no probe {message['probe']!r}")
-            with self.tripwire.watching():
-                value = fn(*message.get("args", []), **message.get("kwargs", {}))
+            value = self.tripwire.run(fn, *message.get("args", []), **message.get("kwargs", {}))
             reply.update(ok=True, value=value)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from candidate code too
             reply.update(ok=False, error=_error(exc, self.keep_dirs))
         reply["duration_s"] = time.perf_counter() - started
         reply["output"], reply["output_dropped"] = self.capture.take()
-        reply["forbidden"] = self.tripwire.take()
+        reply["forbidden"], reply["tampered"] = self.tripwire.take()
         return reply
 
     def serve(self, read) -> None:
@@ -288,7 +336,7 @@ class Worker:
             except protocol.ProtocolError as e:  # e.g. a result too large or too deep
                 self.send({"type": "result", "id": message.get("id"), "ok": False, "duration_s": reply["duration_s"],
                            "output": reply["output"], "output_dropped": reply["output_dropped"],
-                           "forbidden": reply["forbidden"],
+                           "forbidden": reply["forbidden"], "tampered": reply["tampered"],
                            "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
                                      "builtin": False, "message": str(e), "traceback": ""}})
 
@@ -298,6 +346,7 @@ def main(argv=None) -> None:
     parser.add_argument("--probes", required=True)
     parser.add_argument("--submission-dir", required=True)
     parser.add_argument("--forbid", action="append", default=[])
+    parser.add_argument("--kernel", action="append", default=[], help="API=PATTERN: a kernel that stands for API")
     parser.add_argument("--rlimit", action="append", default=[], help="RLIMIT_NAME=SOFT:HARD (repeatable)")
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
     args = parser.parse_args(argv)
@@ -327,7 +376,11 @@ def main(argv=None) -> None:
 def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
     import torch
 
-    tripwire = Tripwire(args.forbid)
+    kernels: dict[str, list[str]] = {}
+    for spec in args.kernel:
+        api, _, pattern = spec.partition("=")
+        kernels.setdefault(api, []).append(pattern)
+    tripwire = Tripwire(args.forbid, kernels)
     tripwire.install()
     send({
         "type": "hello",

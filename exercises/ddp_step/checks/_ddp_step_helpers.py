@@ -181,7 +181,13 @@ def sampler_shards(num_samples: int, world_size: int, *, shuffle: bool = True, s
 # ------------------------------------------------------------------ calls
 
 
-def _fail_forbidden(forbidden, where: str = "") -> None:
+def _fail_forbidden(forbidden, where: str = "", *, sandbox=None, tampered=None) -> None:
+    """Fail the check on a forbidden call; hand a switched-off watch to the judge as tampering."""
+    for what in tampered or []:
+        if isinstance(what, str) and sandbox is not None:
+            sandbox.report_tampering(what[:200] + where)
+    if tampered:
+        raise AssertionError(f"the forbidden-API watch was switched off{where}")
     if forbidden:
         raise AssertionError(f"calls {', '.join(forbidden)}, which this exercise forbids{where}")
 
@@ -191,7 +197,7 @@ def shard_all(sandbox, num_samples: int, world_size: int, settings: list[dict]) 
     result = sandbox.call("shard_all", num_samples, world_size, settings)
     if not isinstance(result, dict) or not isinstance(result.get("results"), list):
         raise AssertionError(f"probe shard_all returned {result!r}, expected a dict")
-    _fail_forbidden(result.get("forbidden"))
+    _fail_forbidden(result.get("forbidden"), sandbox=sandbox, tampered=result.get("tampered"))
     out = []
     for options, per_rank in zip(settings, result["results"]):
         shards = []
@@ -252,7 +258,8 @@ def ddp_run(sandbox, runs: list[tuple[int, dict]]) -> dict[int, list[RankState]]
             raise AssertionError(f"{where}: {run['error']}")
         ranks = run["ranks"]
         for rank, report in enumerate(ranks):
-            _fail_forbidden(report.get("forbidden"), f" (rank {rank}, {where})")
+            _fail_forbidden(report.get("forbidden"), f" (rank {rank}, {where})", sandbox=sandbox,
+                            tampered=report.get("tampered"))
         _raise_first_failure(ranks, where)
         states[ws] = [_rank_state(rank, ws, report, scenario) for rank, report in enumerate(ranks)]
     return states

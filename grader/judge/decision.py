@@ -1,0 +1,79 @@
+"""Credit, decided in the judge from the source audit; the sandbox's nets can only take it away.
+
+The rules, in order (the first that applies to a check gives its message):
+
+1. the judge could not parse the source: no check gets credit;
+2. tampering anywhere in the source, or seen by the sandbox's nets during any
+   check: no check gets credit, and the finding is named with its line;
+3. a forbidden *package* referenced in the source: no check gets credit (calls
+   into a package cannot be attributed to checks at runtime);
+4. a forbidden API referenced in the source that the runtime recorded in *no*
+   check: no check gets credit, since the judge cannot tell dead code from a
+   call that hid from the tripwire (the message says to remove the reference);
+5. a check during which the runtime recorded a forbidden API: that check gets none.
+
+Everything else (dynamic access, private torch) is a flag on the report and
+never changes a score.
+"""
+
+from __future__ import annotations
+
+from grader.judge.audit import SourceAudit, torch_objects
+from grader.reports.model import CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status
+
+
+def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
+    """Record the audit and the runtime nets' findings on ``report`` and take credit where the rules say."""
+    runtime_hits = [ForbiddenHit(api=api, how="runtime", where=c.id, check=c.id) for c in report.checks
+                    for api in c.forbidden]
+    runtime_tampering = [Finding(kind=FindingKind.TAMPERING, what=what, where=c.id, how="runtime")
+                         for c in report.checks for what in c.tampered]
+    report.forbidden = [*audit.forbidden, *runtime_hits]
+    report.findings = [*audit.findings, *runtime_tampering]
+    everywhere = _reason_for_every_check(audit, report.findings, runtime_hits, packages)
+    for check in report.checks:
+        reason = everywhere or _runtime_reason(check)
+        if reason and check.status is not Status.SKIPPED:
+            _no_credit(check, reason)
+
+
+def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime_hits: list[ForbiddenHit],
+                            packages: set[str]) -> str | None:
+    if not audit.parsed:
+        return "the judge could not parse the source, so nothing in it can be vouched for: no credit for any check"
+    tampering = [f for f in findings if f.kind is FindingKind.TAMPERING]
+    if tampering:
+        first = tampering[0]
+        line = first.where.rsplit(":", 1)[-1]
+        where = f"at line {line}" if first.how == "static" else f"during check {first.where}"
+        more = f" (and {len(tampering) - 1} more)" if len(tampering) > 1 else ""
+        return f"the submission tampers with the grader: {first.what} {where}{more}: no credit for any check"
+    used = [h for h in audit.forbidden if h.api in packages or torch_objects.is_module(h.api)]
+    if used:
+        return f"the submission uses forbidden {_names(used)} (found in the source): no credit for any check"
+    recorded = {h.api for h in runtime_hits}
+    unseen = [h for h in audit.forbidden if h.api not in recorded]
+    if unseen:
+        return (f"the source references forbidden {_names(unseen)}, which no check saw called: the judge cannot "
+                "tell unused code from a call that hid from the tripwire, so no check gets credit; remove the "
+                "reference")
+    return None
+
+
+def _runtime_reason(check: CheckResult) -> str | None:
+    if check.forbidden:
+        return f"used forbidden API {', '.join(check.forbidden)}: no credit for this check"
+    return None
+
+
+def _names(hits: list[ForbiddenHit]) -> str:
+    seen: dict[str, ForbiddenHit] = {}
+    for h in hits:
+        seen.setdefault(h.api, h)
+    return ", ".join(f"{h.api} ({f'as {h.via}, ' if h.via else ''}line {h.where.rsplit(':', 1)[-1]})"
+                     for h in seen.values())
+
+
+def _no_credit(check: CheckResult, reason: str) -> None:
+    check.message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
+    check.status, check.score = Status.FAILED, 0.0

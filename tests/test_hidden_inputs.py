@@ -93,6 +93,7 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
     """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
     from grader.exercise import load_exercise
     from grader.grading import _fill
+    from grader.judge.audit import SourceAudit
     from grader.judge.runner import JudgeRun
     from grader.reports.model import Environment, Report
 
@@ -101,7 +102,7 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
             "hint": None, "documented": False}
     run = JudgeRun(collected=[spec], log_tail="F\nE   assert 918273646 == 918273645\n")
     report = Report(exercise="secret", graded=True, environment=Environment(sandbox="docker"))
-    _fill(report, load_exercise(SECRET), run)
+    _fill(report, load_exercise(SECRET), run, SourceAudit())
     assert not report.graded and "918273645" in report.not_graded_reason  # the panel's copy keeps it all
     assert report.not_graded_reason.startswith("the judge ended without an outcome for check 1 of 1\n")
     for audience_format, text in candidate_formats(report).items():

@@ -45,7 +45,9 @@ def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime
     if tampering:
         first = tampering[0]
         line = first.where.rsplit(":", 1)[-1]
-        where = f"at line {line}" if first.how == "static" else f"during check {first.where}"
+        # Not the check's id: this message lands on visible checks too, and a hidden check's id can hold its
+        # inputs. The findings list names the check, redacted for a candidate like everything else.
+        where = f"at line {line}" if first.how == "static" else "seen in the sandbox during a check"
         more = f" (and {len(tampering) - 1} more)" if len(tampering) > 1 else ""
         return f"the submission tampers with the grader: {first.what} {where}{more}: no credit for any check"
     used = [h for h in audit.forbidden if h.api in packages or torch_objects.is_module(h.api)]

@@ -242,8 +242,8 @@ def test_html_escapes_sources_and_names_and_has_anchors():
     assert len(pairs) == 3
     page = render_similarity_html(pairs, title="Batch <1>")
     assert "<script" not in page and "<img" not in page and "<b>" not in page
-    # difflib marks changes with \0 and \1 in its input: shown inert, on every side that has the line (2 + 1 + 1).
-    assert page.count("#&nbsp;\ufffd+&lt;b&gt;\ufffd") == 4 and "\x00" not in page
+    # difflib marks changes with \0 and \1 in its input: shown as escapes, on every side that has the line (2 + 1 + 1).
+    assert page.count("#&nbsp;\\x00+&lt;b&gt;\\x01") == 4 and "\x00" not in page and "\x01" not in page
     assert "&lt;/table&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
     assert "<title>Batch &lt;1&gt;</title>" in page
@@ -253,6 +253,15 @@ def test_html_escapes_sources_and_names_and_has_anchors():
     assert "http://" not in page and "https://" not in page
     assert "reason to look, not proof" in page
     assert "100.0% similar" in page and "score —" in page and "score 7" in page
+
+
+def test_the_side_by_side_view_shows_bidi_and_control_characters_escaped():
+    """Trojan Source in a submission: the view shows the override, it does not reorder the line."""
+    evil = MATMUL + '    s = "\u202e;)(tixe"  # \x1b[2J\n'
+    pairs = similar_pairs([sub("ann\u2066", evil), sub("bob", evil)], STUBS)
+    page = render_similarity_html(pairs)
+    assert "\u202e" not in page and "\u2066" not in page and "\x1b" not in page
+    assert "\\u202e;)(tixe" in page and "ann\\u2066" in page and "\\x1b[2J" in page
 
 
 def test_html_with_no_pairs_says_so():

@@ -33,6 +33,7 @@ from itertools import groupby
 from markupsafe import Markup, escape
 
 from grader.reports import templating
+from grader.untrusted import shown
 
 ID, LIT = "ID", "LIT"
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -303,8 +304,6 @@ def pair_anchors(pairs: list[Pair]) -> dict[Pair, str]:
 
 
 _env = templating.environment("grader.batch")
-# HtmlDiff marks changes with \0 and \1 and then swaps them for <span> tags: keep them out of its input.
-_MARKERS = str.maketrans({"\0": "\ufffd", "\1": "\ufffd"})
 
 
 #: The side-by-side view shows at most this many lines of each file, each cut at MAX_LINE characters,
@@ -313,7 +312,9 @@ MAX_VIEW_LINES, MAX_LINE, MAX_VIEWS = 1000, 300, 100
 
 
 def _view_lines(source: str) -> tuple[list[str], bool]:
-    lines = source.translate(_MARKERS).splitlines()
+    # shown(): control and bidi characters as escapes, which also keeps out the \0 and \1 HtmlDiff marks
+    # changes with before it swaps them for <span> tags.
+    lines = shown(source.replace("\r\n", "\n")).splitlines()
     shown_lines = [line if len(line) <= MAX_LINE else line[:MAX_LINE] + " …" for line in lines[:MAX_VIEW_LINES]]
     return shown_lines, len(lines) > MAX_VIEW_LINES or shown_lines != lines[:MAX_VIEW_LINES]
 
@@ -328,8 +329,8 @@ def _side_by_side(a: Submission, b: Submission) -> tuple[Markup, bool]:
     (left, cut_a), (right, cut_b) = _view_lines(a.source), _view_lines(b.source)
     table = difflib.HtmlDiff(tabsize=4, wrapcolumn=72).make_table(
         left, right,
-        fromdesc=str(escape(a.candidate.translate(_MARKERS))),
-        todesc=str(escape(b.candidate.translate(_MARKERS))),
+        fromdesc=str(escape(shown(a.candidate))),
+        todesc=str(escape(shown(b.candidate))),
     )
     return Markup(table), cut_a or cut_b
 

@@ -37,3 +37,11 @@ def shown(text: object, *, newlines: bool = True) -> str:
     if not newlines:
         out = out.replace("\n", "\\n").replace("\t", "\\t")
     return out
+
+
+def in_markup(text: object) -> str:
+    """:func:`shown`, with rich's ``[markup]`` brackets escaped too: for outside text interpolated
+    into a ``console.print("[red]...[/] {}")`` string, where rich would otherwise parse it."""
+    from rich.markup import escape
+
+    return escape(shown(text))

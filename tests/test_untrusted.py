@@ -40,3 +40,25 @@ def test_every_template_shows_bidi_and_control_characters_escaped():
     for page in (render_html(report), render_markdown(report)):
         assert "\u202e" not in page and "\x1b" not in page
         assert "\\u202e" in page and "\\x1b" in page
+
+
+def test_batch_progress_lines_show_a_reason_from_outside_escaped():
+    """A not-graded reason can quote the judge's log (candidate output): shown, never obeyed or parsed as markup."""
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from grader.cli.batch_progress import ProgressListener
+    from grader.reports.model import Report
+
+    out = io.StringIO()
+    listener = ProgressListener(Console(file=out, force_terminal=False, width=200))
+    found = SimpleNamespace(candidate="ann", exercise="toy")
+    with listener:
+        listener.planned(to_grade=1, already=0)
+        listener.retrying(found, "judge died: \x1b[2J[bold]boom\u202e", 1)
+        listener.graded(found, Report(exercise="toy", graded=False, not_graded_reason="\x1b]0;owned\x07"))
+    text = out.getvalue()
+    assert "\x1b[2J" not in text and "\u202e" not in text and "\x1b]0;" not in text
+    assert "\\x1b[2J[bold]boom\\u202e" in text and "\\x1b]0;owned\\x07" in text

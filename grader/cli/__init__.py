@@ -22,16 +22,15 @@ class GraderGroup(click.Group):
             return super().invoke(ctx)
         except GraderError as e:
             from rich.console import Console
-            from rich.markup import escape
 
-            from grader.untrusted import shown
+            from grader.untrusted import in_markup
 
             console = Console(stderr=True, highlight=False)
             label = "not graded" if e.exit_code == 3 else "error"
             # Messages quote paths, names and fields from outside (reports, folders): escaped, never obeyed.
-            console.print(f"[bold red]{label}:[/] {escape(shown(e))}", soft_wrap=True)  # [extras] are no markup
+            console.print(f"[bold red]{label}:[/] {in_markup(e)}", soft_wrap=True)  # [extras] are no markup
             if e.hint:
-                console.print(escape(shown(e.hint)), soft_wrap=True)
+                console.print(in_markup(e.hint), soft_wrap=True)
             sys.exit(e.exit_code)
 
 

@@ -127,14 +127,14 @@ def _interrupted(runner, store, console) -> None:
 def _summary(console, result, dest: Path, seconds: float) -> None:
     from collections import Counter
 
-    from rich.markup import escape
+    from grader.untrusted import in_markup
 
     counts = Counter(r.status.value for r in result.rows)
     parts = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(counts.items()))
     console.print(f"{len(result.rows)} rows: {parts}. Graded now: {result.graded_now}, "
                   f"from earlier runs: {result.reused}. {seconds:.0f} s.")
     for problem in result.layout.problems:
-        console.print(f"[yellow]layout:[/] {escape(problem)}")
+        console.print(f"[yellow]layout:[/] {in_markup(problem)}")
     if counts.get("not_graded"):
         console.print(f"[bold red]{counts['not_graded']} not graded[/] (infrastructure): rerun the same command.")
-    console.print(f"Panel view: {escape(str(dest / 'index.html'))}")
+    console.print(f"Panel view: {in_markup(str(dest / 'index.html'))}")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from grader.batch.runner import Listener
+from grader.untrusted import in_markup
 
 
 class ProgressListener(Listener):
@@ -38,9 +38,9 @@ class ProgressListener(Listener):
         per_minute = self.done / max(time.perf_counter() - self.t0, 1e-9) * 60
         self.progress.update(self.task, advance=1, rate=f"{per_minute:.1f}/min")
         if not report.graded:
-            self.progress.console.print(f"[red]not graded[/] {escape(found.candidate)}/{escape(found.exercise)}: "
-                                        f"{escape(report.not_graded_reason or '')}")
+            self.progress.console.print(f"[red]not graded[/] {in_markup(found.candidate)}/{in_markup(found.exercise)}: "
+                                        f"{in_markup(report.not_graded_reason or '')}")
 
     def retrying(self, found, reason: str, attempt: int) -> None:
-        self.progress.console.print(f"[yellow]retrying[/] {escape(found.candidate)}/{escape(found.exercise)} "
-                                    f"(attempt {attempt} failed: {escape(reason)})")
+        self.progress.console.print(f"[yellow]retrying[/] {in_markup(found.candidate)}/{in_markup(found.exercise)} "
+                                    f"(attempt {attempt} failed: {in_markup(reason)})")

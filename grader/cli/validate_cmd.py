@@ -29,7 +29,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
     when one does not, 3 when a grading could not be graded.
     """
     from rich.console import Console
-    from rich.markup import escape
+    from grader.untrusted import in_markup
     from rich.table import Table
 
     from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercises
@@ -55,22 +55,22 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
             table.add_column(column)
         for v in result.verdicts:
             # Names, messages and file names are text, never markup: a check called "rows [0, 1]" stays whole.
-            table.add_row(escape(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
-                          "ok" if v.ok else f"[red]{escape(v.problem)}[/]")
+            table.add_row(in_markup(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
+                          "ok" if v.ok else f"[red]{in_markup(v.problem)}[/]")
         console.print(table)
         for problem in result.problems:
-            console.print(f"[red]{escape(result.exercise)}: {escape(problem)}[/]")
+            console.print(f"[red]{in_markup(result.exercise)}: {in_markup(problem)}[/]")
         catches = Table(title="what each check catches", title_justify="left")
         catches.add_column("check")
         catches.add_column("mutants caught")
         for check, mutants in result.catches().items():
-            catches.add_row(escape(check), escape(", ".join(mutants)) or "[dim](none)[/]")
+            catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
     bad = [r for r in results if not r.ok]
     for r in bad:
         for v in r.verdicts:
             if not v.ok:
-                console.print(f"[bold red]{escape(r.exercise)}[/]: {v.kind} {escape(v.path.name)}: {escape(v.problem)}",
+                console.print(f"[bold red]{in_markup(r.exercise)}[/]: {v.kind} {in_markup(v.path.name)}: {in_markup(v.problem)}",
                               soft_wrap=True)
     if any(not v.report.graded for r in results for v in r.verdicts):
         sys.exit(EXIT_INFRA)

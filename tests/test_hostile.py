@@ -37,7 +37,7 @@ EXPECTED = {
     "background_process.py": {Status.FAILED, Status.ERROR},
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
     "spy_sandbox_facts.py": {Status.FAILED, Status.ERROR},
-    "huge_frame.py": {Status.ERROR},
+    "huge_frame.py": {Status.FAILED},  # it reaches the worker through sys._getframe: tampering, no credit
 }
 
 
@@ -96,9 +96,10 @@ def _specific(name, report):
         assert any("memory" in c.message for c in report.checks)
     elif name == "huge_frame.py":  # refused from the frame header: the check fails by name, no infra error
         assert report.environment.limits["result_mb"] == 16
-        for check in report.checks:
-            assert check.message.startswith("the sandbox sent a 240 MB result for 'scale'; what one check may "
-                                            "receive is limited to 16 MB for this exercise"), check.message
+        for check in report.checks:  # the source audit's tampering verdict, then what the sandbox did
+            assert check.message.startswith("the submission tampers with the grader: sys._getframe"), check.message
+            assert ("(the sandbox sent a 240 MB result for 'scale'; what one check may receive is limited to 16 MB "
+                    "for this exercise") in check.message, check.message
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

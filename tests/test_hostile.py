@@ -41,6 +41,25 @@ EXPECTED = {
 }
 
 
+#: Files whose expected outcome is the call deadline itself keep the toy's 3 s. Every other file is graded
+#: with the 20 s deadline real exercises have: what they prove (nothing found, nothing written, the memory
+#: limit hit) must not turn into a timeout because a busy machine ran their walk or allocation slowly.
+SHORT_DEADLINE = {"infinite_loop.py", "sleep.py", "fork_bomb.py"}
+
+
+@pytest.fixture(scope="module")
+def patient_toy(tmp_path_factory):
+    """The toy exercise with a 20 s call deadline (and the grading deadline to match)."""
+    import shutil
+
+    dest = tmp_path_factory.mktemp("patient") / "toy"
+    shutil.copytree(TOY, dest)
+    toml = dest / "exercise.toml"
+    text = re.sub(r"(?m)^call_timeout_s = .*$", "call_timeout_s = 20", toml.read_text())
+    toml.write_text(re.sub(r"(?m)^grading_timeout_s = .*$", "grading_timeout_s = 300", text))
+    return dest
+
+
 #: Every file under both runtimes. Under runsc each sandbox restart pays gVisor's slower torch import
 #: (about 4.7 s instead of 1.4 s), which is why the suite runs on two xdist workers.
 CASES = [(name, runtime) for runtime in RUNTIMES for name in sorted(EXPECTED)]
@@ -58,8 +77,8 @@ def stub_score(docker_client):
 
 
 @pytest.mark.parametrize(("name", "runtime"), CASES)
-def test_hostile_submission_gains_nothing(name, runtime, stub_score, no_leftover_containers):
-    report = grade(TOY, HOSTILE / name, sandbox="docker", runtime=runtime)
+def test_hostile_submission_gains_nothing(name, runtime, stub_score, patient_toy, no_leftover_containers):
+    report = grade(TOY if name in SHORT_DEADLINE else patient_toy, HOSTILE / name, sandbox="docker", runtime=runtime)
     assert report.graded, report.not_graded_reason
     assert report.environment.oci_runtime == runtime
     statuses = {c.status for c in report.checks}

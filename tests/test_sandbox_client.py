@@ -201,6 +201,35 @@ def test_tripwire_matches_the_kernels_behind_an_api(sandbox_for):
     assert box.call("run", ["honest", torch.ones(2)]).forbidden == []
 
 
+def test_tripwire_names_what_the_candidate_called_not_the_calls_inside_it(sandbox_for):
+    """clip_grad_norm_ calls get_total_norm and clip_grads_with_norm_; a forbidden BatchNorm1d's forward calls
+    F.batch_norm: the scorecard names the one API the candidate reached for. A forbidden class counts on
+    construction and on every call of its instance, so an instance built once still shows in each check."""
+    box = sandbox_for("""
+        import torch
+        bn = torch.nn.BatchNorm1d(3)
+        def clip(x):
+            p = torch.nn.Parameter(x.clone())
+            p.grad = torch.ones_like(p)
+            return torch.nn.utils.clip_grad_norm_([p], 0.5)
+        def norm_only(x):
+            return torch.nn.utils.get_total_norm([x])
+        def module(x):
+            return bn(x)
+        def functional(x):
+            return torch.nn.functional.batch_norm(x, None, None, training=True)
+        def nothing(x):
+            return 0
+    """, forbid=["torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_total_norm",
+                 "torch.nn.utils.clip_grads_with_norm_", "torch.nn.BatchNorm1d", "torch.nn.functional.batch_norm"])
+    # The module is imported during the first call, and builds its BatchNorm1d then.
+    assert box.call("run", ["nothing", torch.ones(3)]).forbidden == ["torch.nn.BatchNorm1d"]
+    assert box.call("run", ["clip", torch.ones(3)]).forbidden == ["torch.nn.utils.clip_grad_norm_"]
+    assert box.call("run", ["norm_only", torch.ones(3)]).forbidden == ["torch.nn.utils.get_total_norm"]
+    assert box.call("run", ["module", torch.ones(2, 3)]).forbidden == ["torch.nn.BatchNorm1d"]
+    assert box.call("run", ["functional", torch.ones(2, 3)]).forbidden == ["torch.nn.functional.batch_norm"]
+
+
 def test_worker_reports_what_was_switched_off_under_it(sandbox_for):
     """The second net's tamper report: a wrapper replaced, its mode popped, the profile hook changed."""
     box = sandbox_for("""

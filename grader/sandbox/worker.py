@@ -26,6 +26,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -47,6 +48,11 @@ class Tripwire:
     as ``Tensor.mul``). After each call it checks that nothing it put in place was
     removed: the wrappers, its mode on top of the mode stack, the interpreter's
     profile and trace hooks; what changed goes back as ``tampered``.
+
+    Only what the candidate called is recorded: a forbidden API's own work (the
+    helpers ``clip_grad_norm_`` calls, the ``F.batch_norm`` inside a forbidden
+    ``BatchNorm1d``'s forward) happens inside it and is not named again. A use
+    of a forbidden class counts on construction and on every call of the instance.
     """
 
     def __init__(self, apis: list[str], kernels: dict[str, list[str]] | None = None):
@@ -62,6 +68,20 @@ class Tripwire:
         self._patterns = [(re.compile("|".join(fnmatch.translate(p) for p in patterns)), api)
                           for api, patterns in self.kernels.items() if patterns]
         self.tampered: list[str] = []
+        self._inside = threading.local()  # per thread: a DataLoader thread is not inside another's call
+
+    def record(self, api: str) -> None:
+        if not getattr(self._inside, "depth", 0):
+            self.hits.append(api)
+
+    def within(self, api: str, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` as a use of ``api``: recorded, and what it calls in turn is not."""
+        self.record(api)
+        self._inside.depth = getattr(self._inside, "depth", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self._inside.depth -= 1
 
     def install(self) -> None:
         for api in self.apis:
@@ -85,19 +105,22 @@ class Tripwire:
                         self._installed[(module.__name__, attr)] = (module, wrapped, api)
 
     def _wrap(self, api: str, original):
-        hits = self.hits
+        within = self.within
         if isinstance(original, type):
-
             def __init__(self, *args, **kwargs):
-                hits.append(api)
-                original.__init__(self, *args, **kwargs)
+                within(api, original.__init__, self, *args, **kwargs)
 
-            return type(original.__name__, (original,), {"__init__": __init__, "__module__": original.__module__})
+            members = {"__init__": __init__, "__module__": original.__module__}
+            if callable(getattr(original, "forward", None)):  # an nn.Module: its forward is a use too
+                def forward(self, *args, **kwargs):
+                    return within(api, original.forward, self, *args, **kwargs)
+
+                members["forward"] = forward
+            return type(original.__name__, (original,), members)
 
         @functools.wraps(original)
         def tripwire(*args, **kwargs):
-            hits.append(api)
-            return original(*args, **kwargs)
+            return within(api, original, *args, **kwargs)
 
         return tripwire
 
@@ -125,7 +148,7 @@ class Tripwire:
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 api = tripwire.match(func)
                 if api is not None:
-                    tripwire.hits.append(api)
+                    return tripwire.within(api, func, *args, **(kwargs or {}))
                 return func(*args, **(kwargs or {}))
 
         hooks = (sys.getprofile(), sys.gettrace())

@@ -54,6 +54,25 @@ def sched_run(base_lrs, steps, **kwargs):
     return {"lrs": lrs, "last": last}
 
 
+def _groups(opt) -> list:
+    """Every param group's settings (all but its params), as plain data."""
+    plain = (bool, int, float, str, type(None))
+    return [{k: v if type(v) in plain else repr(v)[:60] for k, v in g.items() if k != "params"}
+            for g in opt.param_groups]
+
+
+def groups_after_refusal(base_lrs, **kwargs):
+    """The optimizer's param groups before and after WarmupCosine(optimizer, **kwargs) raised
+    (``after`` is None when it did not raise: the refusal itself is another call's business)."""
+    opt = _optimizer(base_lrs)
+    before = _groups(opt)
+    try:
+        scheduler.WarmupCosine(opt, **kwargs)
+    except Exception:
+        return {"before": before, "after": _groups(opt)}
+    return {"before": before, "after": None}
+
+
 def sched_resume(base_lrs, before, after, **kwargs):
     """`before` steps, a checkpoint through torch.save / torch.load(weights_only=True), a
     fresh optimizer and scheduler that load it (optimizer first), then `after` steps.

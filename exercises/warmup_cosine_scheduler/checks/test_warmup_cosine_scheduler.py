@@ -123,8 +123,14 @@ def test_resume_from_state_dict(sandbox, base_lrs, warmup, span, share, data):
 
 @pytest.mark.points(1)
 def test_rejects_bad_arguments(sandbox):
-    """ValueError naming warmup_steps < 0, or total_steps <= warmup_steps"""
+    """ValueError naming warmup_steps < 0, or total_steps <= warmup_steps, before the optimizer is touched"""
     for warmup, total, name in ((-1, 10, "warmup_steps"), (-5, 3, "warmup_steps"), (5, 5, "total_steps"),
                                 (6, 3, "total_steps"), (0, 0, "total_steps")):
         with candidate_raises("ValueError", match=name):
             sandbox.call("sched_run", [0.1], 0, warmup_steps=warmup, total_steps=total)
+        seen = sandbox.call("groups_after_refusal", [0.1, 0.02], warmup_steps=warmup, total_steps=total)
+        if seen["after"] != seen["before"]:
+            raise AssertionError(f"warmup_steps={warmup}, total_steps={total}: the ValueError came after the "
+                                 f"optimizer was changed (its param groups {seen['before']} became "
+                                 f"{seen['after']}); check the arguments before touching the optimizer, "
+                                 "e.g. before super().__init__")

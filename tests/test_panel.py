@@ -232,6 +232,15 @@ def test_histogram_bins_for_fractional_scores():
     assert histogram([], 10, what="x") is None and histogram([1], None, what="x") is None
 
 
+def test_histogram_bars_of_whole_points_put_full_marks_under_a_label_it_reaches():
+    """attention is worth 22: full marks was drawn at "19.8" (ten bins of 2.2 points)."""
+    h = histogram([0, 10, 21, 22, 22], 22, what="x")
+    assert [b.label for b in h.bars] == ["0–2", "3–5", "6–8", "9–11", "12–14", "15–17", "18–20", "21–22"]
+    assert [b.count for b in h.bars] == [1, 0, 0, 1, 0, 0, 0, 3]
+    assert h.bars[-1].title == "21 to 22 points: 3 submissions" and h.bars[3].title == "9 to 11 points: 1 submission"
+    assert [b.label for b in histogram([100], 100, what="x").bars][-1] == "99–100"  # at most ten bars of 11 points
+
+
 def test_pass_rates_leave_skipped_checks_out_of_the_rate():
     rows = [graded("a", "x", [P, P, P]), graded("b", "x", [F, Status.SKIPPED, P])]
     rates = {r.name: r.text for r in pass_rates([r.report for r in rows])}

@@ -8,6 +8,7 @@ because it was empty or not Python, says nothing about how hard a check is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from grader.reports.model import Report, Status
@@ -22,7 +23,7 @@ MAX_POINT_BARS = 12
 
 @dataclass(frozen=True)
 class Bar:
-    label: str  # under the bar: the point value, or the bin's lower edge
+    label: str  # under the bar: the point value, its whole-point range, or the bin's lower edge
     title: str  # hover text: "7 points: 2 submissions"
     count: int
     x: float
@@ -52,6 +53,11 @@ def _bins(scores: list[float], max_score: float) -> tuple[list[tuple[str, str]],
     whole = float(max_score).is_integer() and all(float(s).is_integer() for s in scores)
     if whole and max_score <= MAX_POINT_BARS:
         return [(str(k), f"{k} point{'s' if k != 1 else ''}") for k in range(int(max_score) + 1)], 1.0
+    if whole:  # bars of whole points, at most ten, so full marks sits in a bar labelled with points it holds
+        top, width = int(max_score), math.ceil((max_score + 1) / 10)
+        spans = [(lo, min(lo + width - 1, top)) for lo in range(0, top + 1, width)]
+        return [(f"{lo}–{hi}" if hi > lo else str(lo), f"{lo} to {hi} points" if hi > lo else f"{lo} points")
+                for lo, hi in spans], width
     step = max_score / 10
     edges = [fmt_points(step * i) for i in range(11)]
     return [(edges[i], f"{edges[i]} to {edges[i + 1]} points") for i in range(10)], step

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 from grader.batch import exports
 from grader.batch.model import Row, RowStatus
@@ -72,3 +73,22 @@ def test_scorecards_only_for_rows_with_a_report(tmp_path):
         '=HYPERLINK("x")/toy.html', '=HYPERLINK("x")/toy.json', '=HYPERLINK("x")/toy/results.json',
         "ann/toy.html", "ann/toy.json", "ann/toy/results.json")]
     assert "hidden detail" in (tmp_path / "candidates" / "ann" / "toy.html").read_text()  # the panel sees hidden checks
+
+
+def test_a_batch_scorecard_names_its_candidate_in_title_heading_and_json(tmp_path):
+    """Tabs and printouts of two candidates' scorecards can be told apart."""
+    from rich.console import Console
+
+    from grader.reports.render import render_markdown
+    from grader.reports.terminal import render_terminal
+
+    exports.write_scorecards(rows(), tmp_path)
+    page = (tmp_path / "candidates" / "ann" / "toy.html").read_text()
+    assert re.search(r"<title>ann · ", page) and "Candidate <b>ann</b>" in page
+    stored = Report.from_json((tmp_path / "candidates" / "ann" / "toy.json").read_text())
+    assert stored.candidate == "ann"
+    assert "Candidate ann · Exercise" in render_markdown(stored)
+    console = Console(width=80, no_color=True, record=True)
+    render_terminal(stored, console)
+    assert "Candidate: ann" in console.export_text()
+    assert "Candidate" not in render_markdown(report(2))  # `grader submit` knows no candidate: nothing shown

@@ -61,10 +61,11 @@ def write_scorecards(rows: list[Row], out: Path) -> None:
         if row.report is None:
             continue
         base = candidate_dir(out, row.candidate)
-        write_reports(row.report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
+        report = row.report.model_copy(update={"candidate": row.candidate})  # named on the page and in its title
+        write_reports(report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
                       audience="panel")
         with atomic_write(base / row.exercise / "results.json") as f:
-            json.dump(gradescope(row.report), f, indent=2)
+            json.dump(gradescope(report), f, indent=2)
 
 
 def gradescope(report: Report) -> dict:

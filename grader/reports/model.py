@@ -124,6 +124,7 @@ class Report(_Model):
     schema_version: int = SCHEMA_VERSION
     exercise: str
     title: str = ""
+    candidate: str | None = Field(default=None, description="who submitted it, where known: a batch's folder name")
     graded: bool
     not_graded_reason: str | None = None
     score: float = 0.0

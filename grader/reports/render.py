@@ -122,6 +122,7 @@ class ScorecardView:
     audience: str
     exercise: str
     title: str
+    candidate: str | None  # named on a batch's scorecards, so tabs and printouts can be told apart
     graded: bool
     not_graded_reason: str
     score: str | None  # "7", None when not graded
@@ -241,6 +242,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         audience=audience,
         exercise=report.exercise,
         title=report.title or report.exercise,
+        candidate=report.candidate,
         graded=graded,
         not_graded_reason=(report.not_graded_reason or "no reason recorded") if not graded else "",
         score=fmt_points(report.score) if graded else None,

@@ -55,6 +55,8 @@ def _header(v: ScorecardView, width: int) -> Panel:
     title = Text(shown(v.title), style="bold")
     title.append(f"  ({shown(v.exercise)})", style="dim")
     parts: list = [title, ""]
+    if v.candidate:
+        parts[1:1] = [Text.assemble(("Candidate: ", "bold"), shown(v.candidate))]
     if v.graded:
         score = f"{v.score} / {v.max_score}"
         art = big_text(score)

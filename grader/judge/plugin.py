@@ -165,7 +165,6 @@ class GraderPlugin:
             return
         items[:] = visible_first(items, self.specs)
 
-
     # ------------------------------------------------------------ the fixture
 
     @pytest.fixture

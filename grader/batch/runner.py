@@ -71,7 +71,8 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
         if stored is not None and stored.status == "graded":
             batch.reused += 1
             continue
-        job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime)
+        job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
+                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}")
         jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)

@@ -57,20 +57,19 @@ class CheckProgress:
         return sum(self.finished.values())
 
     def line(self) -> str:
-        """``"check 3 of 12: softmax rows sum to one (hidden) · 10 left · ✓ 2 passed"``."""
+        """``"check 3 of 12 · 9 left · ✓ 2 passed · softmax rows sum to one (hidden)"``: the counts first,
+        so a long check name is what a narrow terminal cuts off."""
         if not self.names:
             return STARTING
-        tally = " · ".join(f"{SYMBOLS[s]} {n} {s.value}" for s, n in self.finished.items())
+        tally = "".join(f" · {SYMBOLS[s]} {n} {s.value}" for s, n in self.finished.items())
         if self.done >= self.total:
-            head = f"all {self.total} checks run; writing the scorecard"
-        elif self.running is None:
-            head = f"{self.done} of {self.total} checks run"
-        else:
-            name = shown(self.names.get(self.running, "a check"), newlines=False)
-            head = (f"check {min(self.done + 1, self.total)} of {self.total}: {name}"
-                    + (" (hidden)" if self.running in self.hidden else "")
-                    + f" · {self.total - self.done - 1} left")
-        return head + (f" · {tally}" if tally else "")
+            return f"all {self.total} checks run{tally}; writing the scorecard"
+        if self.running is None:
+            return f"{self.done} of {self.total} checks run{tally}"
+        name = shown(self.names.get(self.running, "a check"), newlines=False)
+        hidden = " (hidden)" if self.running in self.hidden else ""
+        return (f"check {min(self.done + 1, self.total)} of {self.total} · {self.total - self.done - 1} left"
+                f"{tally} · {name}{hidden}")
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ import hashlib
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from grader import __version__
@@ -20,6 +21,7 @@ from grader.errors import UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.audit import SourceAudit, audit_source
+from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility, total
 from grader.reports.redact import split_params
@@ -29,16 +31,22 @@ from grader.sandbox.oci_runtime import resolve_runtime
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
+#: On the scorecard of a file that is the exercise's stub, unchanged (``grader submit`` says more on the terminal).
+UNTOUCHED_STUB = "the submission is the exercise's stub, unchanged: nothing written for it was graded"
+
 #: A candidate's file larger than this is refused with a message, not graded.
 MAX_SUBMISSION_BYTES = 1024 * 1024
 
 
 def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
           sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
-          image: str | None = None, runtime: str | None = None) -> Report:
+          image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
+          on_event: Callable[[JudgeEvent], None] | None = None) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
-    sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc)."""
+    sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
+    the scorecard names the file (default: its absolute path; a batch gives its place in SUBMISSIONS).
+    ``on_event`` hears the judge's events while it runs (``grader.judge.live``: a progress display)."""
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
@@ -52,12 +60,14 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
 
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
     report.environment = Environment(
-        submission_name=path.name, submission_sha256=hashlib.sha256(source).hexdigest(),
+        submission_name=path.name, submission_path=shown_path or str(path.absolute()), submission_sha256=hashlib.sha256(source).hexdigest(),
         exercise_version=ex.version, exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
         limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
         oci_runtime=oci,
     )
     report.warnings += _source_warnings(source)
+    if is_untouched_stub(ex, source):
+        report.warnings.append(UNTOUCHED_STUB)
     if choice.note:
         report.warnings.append(choice.note)
     if plan.warning:
@@ -75,7 +85,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
         graded.write_bytes(source)
         run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                         gpus=gpus if plan.request else None, image=image, runtime=oci)
+                         gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event)
     _fill(report, ex, run, audit)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
@@ -89,6 +99,14 @@ def read_submission(path: Path) -> bytes:
     except Unreadable as e:
         hint = "Submit the one source file the exercise asks for." if e.size is not None else None
         raise UsageError(f"Submission {shown(str(path), newlines=False)!r} {e.reason}.", hint=hint) from None
+
+
+def is_untouched_stub(ex: Exercise, source: bytes) -> bool:
+    """Whether ``source`` is the exercise's stub byte for byte: nothing of the candidate's was graded."""
+    try:
+        return ex.stub.read_bytes() == source
+    except OSError:
+        return False
 
 
 def _source_warnings(source: bytes) -> list[str]:

@@ -24,7 +24,9 @@ class FakeEngine:
         self.calls: list[str] = []
         self.jobs = []
 
-    def submit(self, job, *, num_gpus=0):
+    def submit(self, job, *, num_gpus=0, on_start=None):
+        if on_start is not None:
+            on_start()
         self.calls.append(job.key.candidate)
         self.jobs.append(job)
         outcomes = self.script.get(job.key.candidate, ["pass"])
@@ -113,7 +115,7 @@ def test_a_failing_check_is_a_score_not_a_retry(subs, store):
 
 def test_a_worker_with_other_exercise_files_is_not_trusted(subs, store):
     class OtherVersion(FakeEngine):
-        def submit(self, job, *, num_gpus=0):
+        def submit(self, job, *, num_gpus=0, on_start=None):
             future = super().submit(job)
             future.result().environment.exercise_fingerprint = "f" * 16
             return future
@@ -161,7 +163,7 @@ def test_a_runc_result_is_not_reused_for_a_runsc_batch(subs, store):
 
 def test_a_worker_that_graded_under_another_runtime_is_not_trusted(subs, store):
     class Runc(FakeEngine):
-        def submit(self, job, *, num_gpus=0):
+        def submit(self, job, *, num_gpus=0, on_start=None):
             future = super().submit(job)
             future.result().environment.oci_runtime = "runc"
             return future

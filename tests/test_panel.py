@@ -184,13 +184,51 @@ def test_source_audit_findings_are_flags_with_what_and_where():
     assert 'title="getattr(torch, &lt;computed name&gt;) (static, attention.py:10)"' in html
 
 
+def _summary(html: str) -> str:
+    return " ".join(html.split('id="summary">')[1].split("</div>")[0].split())
+
+
+def _problems_listed(html: str) -> list[str]:
+    if 'id="problems"' not in html:
+        return []
+    box = html.split('id="problems"')[1].split("</section>")[0]
+    return [li.split("</li>")[0] for li in box.split("<li>")[1:]]
+
+
 def test_summary_counts_and_layout_problems(page, html):
-    summary = " ".join(html.split('id="summary">')[1].split("</div>")[0].split())
-    for part in ("<b>6</b> candidates", "<b>9</b> submissions", "<b>6</b> graded",
-                 "<b>1</b> not graded (rerun)", "<b>1</b> missing", "<b>3</b> problems"):
+    summary = _summary(html)
+    for part in ("<b>6</b> candidates", "<b>9</b> submissions", "<b>6</b> graded", "<b>1</b> invalid (scored 0)",
+                 "<b>1</b> not graded (rerun)", "<b>1</b> missing", "<b>2</b> problems"):
         assert part in summary
-    assert "stray file notes.txt at the top level" in html
+    assert _problems_listed(html) == ["stray file notes.txt at the top level",
+                                      "erin/notes: no exercise named &#39;notes&#39;"]
     assert page.table["erin"][0]["text"] == "—" and "notes/: no exercise named &#39;notes&#39;" in html
+
+
+def test_header_counts_add_up_and_name_every_problem_they_count():
+    """Every submission is counted once, files scored 0 as empty or invalid included; the problems count is
+    the number of problems listed under it (it once said "4 problems" above a list of one)."""
+    rows = [graded("ann", "attention", [P, P, P]), graded("ben", "attention", [F, F, F]),
+            Row("cat", "attention", RowStatus.EMPTY, 0, 10, reason="cat/attention/attention.py is empty"),
+            Row("dan", "attention", RowStatus.INVALID, 0, 10, reason="not valid Python (line 1)"),
+            Row("eve", "attention", RowStatus.INVALID, 0, 10, reason="not valid Python (line 2)"),
+            Row("fay", "attention", RowStatus.UNREADABLE, reason="fay/attention/ is a symbolic link"),
+            Row("gus", "attention", RowStatus.AMBIGUOUS, reason="2 .py files in gus/attention/"),
+            Row("hal", "attention", RowStatus.MISSING, reason="no folder hal/attention/"),
+            Row("ivy", "attention", RowStatus.NOT_GRADED, reason="docker daemon died")]
+    html = render_panel(rows, [], exercises=EXERCISES, problems=["junk.txt: a file at the top level"])
+    summary = _summary(html)
+    counts = {"submissions": 8, "graded": 2, "empty (scored 0)": 1, "invalid (scored 0)": 2,
+              "not graded (rerun)": 1, "missing": 1, "problems": 3}
+    for label, n in counts.items():
+        assert f"<b>{n}</b> {label}" in summary, (label, summary)
+    assert 2 + 1 + 2 + 1 + 2 == counts["submissions"]  # graded, empty, invalid, not graded, problem rows
+    assert _problems_listed(html) == ["junk.txt: a file at the top level",
+                                      "fay/attention: fay/attention/ is a symbolic link",
+                                      "gus/attention: 2 .py files in gus/attention/"]
+    clean = render_panel(rows[:2], [], exercises=EXERCISES, problems=[])
+    assert "<b>0</b> problems" in _summary(clean) and not _problems_listed(clean)
+    assert "scored 0" not in _summary(clean)  # a count that is 0 here is left out, not shown as noise
 
 
 def test_hostile_candidate_name_is_escaped_everywhere(html, page):

@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from grader.batch.jobs import Job, grade_job
 from grader.errors import UsageError
+from grader.reports.model import Report
 
 ENGINES = ("local", "ray")
 #: Ray re-runs a task whose worker or node died this many times; a failing check is not a failure.
@@ -33,8 +35,9 @@ class LocalEngine:
         self.jobs = jobs
         self.pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grader-batch")
 
-    def submit(self, job: Job, *, num_gpus: float = 0) -> Future:
-        return self.pool.submit(grade_job, job)
+    def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
+        """``on_start`` is called, in the worker thread, when the grading begins (not while it waits for a thread)."""
+        return self.pool.submit(_started_then_graded, job, on_start)
 
     def close(self, *, cancel: bool = False) -> None:
         self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
@@ -72,13 +75,22 @@ class RayEngine:
                     ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
         self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(grade_job)
 
-    def submit(self, job: Job, *, num_gpus: float = 0) -> Future:
+    def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
+        """Ray schedules the task where and when it can, unseen from here: ``on_start`` is called at once."""
+        if on_start is not None:
+            on_start()
         return self.task.options(num_gpus=num_gpus).remote(job).future()
 
     def close(self, *, cancel: bool = False) -> None:
         if self.started_here:
             self.ray.shutdown()
         self.home.cleanup()
+
+
+def _started_then_graded(job: Job, on_start: Callable[[], None] | None) -> Report:
+    if on_start is not None:
+        on_start()
+    return grade_job(job)
 
 
 def open_engine(name: str, *, jobs: int, address: str | None = None):

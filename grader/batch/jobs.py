@@ -29,6 +29,7 @@ class Job:
     seed: int | None = None
     image: str | None = None
     runtime: str | None = None  # the driver's resolved OCI runtime; None outside Docker
+    shown_path: str | None = None  # how scorecards name the file: <candidate>/<exercise>/<file> in SUBMISSIONS
 
 
 def grade_job(job: Job) -> Report:
@@ -41,7 +42,7 @@ def grade_job(job: Job) -> Report:
             path = Path(tmp) / job.filename
             path.write_bytes(job.source)
             return grade(job.exercise_root, path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed, image=job.image,
-                         runtime=job.runtime)
+                         runtime=job.runtime, shown_path=job.shown_path)
     except GraderError as e:
         return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
     except Exception as e:  # a grader bug is not the candidate's fault either: never a score

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-
 from grader.batch.charts import Histogram, PassRate, histogram, pass_rates
 from grader.batch.cells import WORDS, Cell, cell, similar_by_row, total
 from grader.batch.model import Row, RowStatus
+from grader.batch.summary import summarize
 from grader.reports import templating
 from grader.reports.render import fmt_points
 
@@ -57,19 +57,6 @@ def _exercise_view(name: str, title: str, rows: list[Row], max_score: float | No
         pass_rates([r.report for r in graded if r.report is not None]))
 
 
-def _summary(rows: list[Row], candidates: int, problems: int) -> dict[str, int]:
-    statuses = Counter(r.status for r in rows)
-    ok = (RowStatus.GRADED, RowStatus.NOT_GRADED, RowStatus.MISSING)
-    return {
-        "candidates": candidates,
-        "submissions": len(rows) - statuses[RowStatus.MISSING],
-        "graded": statuses[RowStatus.GRADED],
-        "not_graded": statuses[RowStatus.NOT_GRADED],
-        "missing": statuses[RowStatus.MISSING],
-        "problems": sum(n for s, n in statuses.items() if s not in ok) + problems,
-    }
-
-
 def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], title: str = "Batch results",
                  generated_at: str = "", problems: list[str] = ()) -> str:
     """The self-contained ``index.html`` for a batch.
@@ -99,8 +86,8 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
         table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, [])))
     views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
     return _env.get_template("panel.html.j2").render(
-        title=title, generated_at=generated_at, summary=_summary(rows, len(candidates), len(problems)),
-        columns=columns, maxima=maxima, table=table, exercises=views, problems=list(problems), pairs=len(pairs),
+        title=title, generated_at=generated_at, summary=summarize(rows, len(candidates), list(problems)),
+        columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs),
         rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED])
 
 

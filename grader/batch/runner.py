@@ -31,6 +31,9 @@ class Listener:
 
     def planned(self, *, to_grade: int, already: int) -> None: ...
 
+    def started(self, found: Found) -> None:
+        """A grading began (called from the engine's worker thread; on Ray, when the task was handed over)."""
+
     def graded(self, found: Found, report: Report) -> None: ...
 
     def retrying(self, found: Found, reason: str, attempt: int) -> None: ...
@@ -71,7 +74,8 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
         if stored is not None and stored.status == "graded":
             batch.reused += 1
             continue
-        job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime)
+        job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
+                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}")
         jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)
@@ -86,7 +90,8 @@ def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None
     def submit(key: Key) -> None:
         found, job = jobs[key]
         attempts[key] = attempts.get(key, 0) + 1
-        running[engine.submit(job, num_gpus=_num_gpus(exercises[found.exercise], job.gpus))] = key
+        running[engine.submit(job, num_gpus=_num_gpus(exercises[found.exercise], job.gpus),
+                              on_start=lambda: listener.started(found))] = key
 
     for key in jobs:
         submit(key)

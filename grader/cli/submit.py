@@ -49,9 +49,10 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from rich.console import Console
     from rich.text import Text
 
+    from grader.cli.submit_progress import check_progress
     from grader.grading import grade
     from grader.practice import clock
-    from grader.practice.target import resolve_target
+    from grader.practice.target import resolve_target, untouched_stub_note
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
     from grader.sandbox.choice import choose_sandbox
@@ -61,7 +62,8 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
         from grader.evidence.bundle import check_bundle_dest
 
         check_bundle_dest(bundle_dir)
-    target = resolve_target(exercise, submission, cwd=Path.cwd())
+    cwd = Path.cwd()
+    target = resolve_target(exercise, submission, cwd=cwd)
     console, err = Console(), Console(stderr=True, highlight=False)
     timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count
     choice = choose_sandbox(sandbox)
@@ -71,7 +73,9 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
         from grader.cli.leftovers import reap_leftovers
 
         reap_leftovers(err)
-    report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime)
+    with check_progress(err, audience=audience) as on_event:  # on a terminal only; gone before the scorecard
+        report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime,
+                       on_event=on_event)
     report.timing = timing
     render_terminal(report, console, audience=audience)
     write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
@@ -80,7 +84,10 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
         from grader.exercise import resolve_submission
 
         write_bundle(report, resolve_submission(target.exercise, target.submission), bundle_dir)
-    if not no_history:
+    stub_note = untouched_stub_note(target, report, cwd=cwd)
+    if stub_note:
+        err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
+    if not no_history and stub_note is None:  # the stub's 0 is not the candidate's attempt
         _remember(report, console)
     if not report.graded:
         sys.exit(EXIT_INFRA)

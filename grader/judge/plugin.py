@@ -6,6 +6,7 @@ chosen for grading, and one outcome per collected check, written as JSON lines
 to ``--grader-events`` (so a judge killed half-way still leaves what it found):
 
     {"event": "collected", "checks": [spec, ...]}   before any candidate code runs
+    {"event": "started", "id": ...}                  a check begins (progress only; never scored)
     {"event": "result", ...CheckResult fields}       one per check
     {"event": "sandbox", ...}                        what the sandbox reported about itself
     {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
@@ -176,6 +177,10 @@ class GraderPlugin:
         return self.current
 
     # ------------------------------------------------------------ running
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        if nodeid in self.specs:
+            self._emit({"event": "started", "id": nodeid})
 
     def pytest_runtest_setup(self, item):
         self.current = None

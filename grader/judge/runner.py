@@ -14,14 +14,20 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import processes
 from grader.child_python import python_argv
 from grader.exercise import Exercise
-from grader.judge import warm
+from grader.judge import live, warm
 from grader.reports.model import CheckResult
+
+
+#: How often a judge with a listener (``on_event``) is looked at for new events, in seconds.
+EVENT_POLL_S = 0.2
 
 
 @dataclass
@@ -64,9 +70,10 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
                gpus: str | None = None, image: str | None = None, runtime: str | None = None,
-               extra_args: tuple[str, ...] = (), timeout: float | None = None) -> JudgeRun:
+               extra_args: tuple[str, ...] = (), timeout: float | None = None,
+               on_event: Callable[[live.JudgeEvent], None] | None = None) -> JudgeRun:
     """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
-    ``timeout`` defaults to the exercise's grading deadline."""
+    ``timeout`` defaults to the exercise's grading deadline; ``on_event`` hears the events as they come."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
@@ -75,7 +82,8 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:
-            run.timed_out = not judge.wait(exercise.limits.grading_timeout_s if timeout is None else timeout)
+            run.timed_out = not _wait(judge, exercise.limits.grading_timeout_s if timeout is None else timeout,
+                                      events, on_event)
         except BaseException:  # Ctrl-C: take the judge and its sandbox down with us
             judge.kill()
             _reap(sandbox, grading_id)
@@ -86,6 +94,19 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         _read_events(events, run)
         run.log_tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
         return run
+
+
+def _wait(judge, timeout: float, events: Path, on_event) -> bool:
+    """``judge.wait(timeout)``; with ``on_event``, in short steps that pass on each new event between them."""
+    if on_event is None:
+        return judge.wait(timeout)
+    tail, deadline = live.EventTail(events), time.monotonic() + timeout
+    while True:
+        ended = judge.wait(max(0.0, min(EVENT_POLL_S, deadline - time.monotonic())))
+        for event in tail.new_events():
+            on_event(event)
+        if ended or time.monotonic() >= deadline:
+            return ended
 
 
 class _ColdJudge:

@@ -13,12 +13,15 @@ then types ``grader submit attention`` means their work, not our stub.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import UsageError
 from grader.exercise import Exercise, load_exercise
 from grader.practice.workspace import MARKER, Workspace, find_workspace
+from grader.reports.model import Report
+from grader.untrusted import shown
 
 
 @dataclass(frozen=True)
@@ -54,3 +57,27 @@ def resolve_target(first: str | None, second: str | None, *, cwd: Path) -> Targe
     if ws is not None and ws.load().name == exercise.name:
         return Target(exercise, ws.submission, ws)
     return Target(exercise, None)
+
+
+def untouched_stub_note(target: Target, report: Report, *, cwd: Path) -> str | None:
+    """What to tell a candidate whose graded file is the exercise's stub byte for byte; ``None`` otherwise.
+
+    Its 0 is not a score of theirs, so ``grader submit`` keeps it out of the history. The usual cause is
+    ``grader submit NAME`` run outside the workspace, which grades the stub that ships with the grader:
+    the note names that file and the folder the candidate is in, so the mistake is plain.
+    """
+    stub = target.exercise.stub
+    try:
+        if hashlib.sha256(stub.read_bytes()).hexdigest() != report.environment.submission_sha256:
+            return None
+    except OSError:
+        return None
+    name = target.exercise.name
+    if target.submission is None:
+        return (f"graded the stub that ships with the grader ({shown(str(stub), newlines=False)}), unchanged, "
+                f"not your work: {shown(str(cwd), newlines=False)} is not inside a workspace for {name}. "
+                f"Not stored in history. Run `grader submit` inside the folder `grader init {name}` made, "
+                f"or name your file: `grader submit {name} FILE`.")
+    graded = report.environment.submission_path or str(target.submission)
+    return (f"{shown(graded, newlines=False)} is the stub of {name}, unchanged: nothing you wrote was graded. "
+            "Not stored in history.")

@@ -95,6 +95,8 @@ class Finding(_Model):
 
 class Environment(_Model):
     submission_name: str = ""
+    submission_path: str = Field(default="", description="the graded file where the user has it: the absolute "
+                                 "path, or <candidate>/<exercise>/<file> in a batch's SUBMISSIONS folder; shown, never opened")
     submission_sha256: str = ""
     exercise_version: str = ""
     exercise_fingerprint: str = Field(default="", description="sha256 of exercise.toml, probes.py and checks/")

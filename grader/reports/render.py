@@ -123,6 +123,7 @@ class ScorecardView:
     exercise: str
     title: str
     candidate: str | None  # named on a batch's scorecards, so tabs and printouts can be told apart
+    file: str  # the graded file's path (its name alone in reports stored before paths were recorded)
     graded: bool
     not_graded_reason: str
     score: str | None  # "7", None when not graded
@@ -183,7 +184,7 @@ def _environment_rows(report: Report) -> list[tuple[str, str]]:
     e = report.environment
     image = " ".join(x for x in (e.image or "", f"({short_hash(e.image_id)})" if e.image_id else "") if x)
     rows = [
-        ("Submission", e.submission_name),
+        ("Submission", e.submission_path or e.submission_name),
         ("SHA-256", e.submission_sha256),
         ("Exercise version", e.exercise_version),
         ("Sandbox", e.sandbox),
@@ -243,6 +244,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         exercise=report.exercise,
         title=report.title or report.exercise,
         candidate=report.candidate,
+        file=report.environment.submission_path or report.environment.submission_name,
         graded=graded,
         not_graded_reason=(report.not_graded_reason or "no reason recorded") if not graded else "",
         score=fmt_points(report.score) if graded else None,

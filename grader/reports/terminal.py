@@ -57,6 +57,8 @@ def _header(v: ScorecardView, width: int) -> Panel:
     parts: list = [title, ""]
     if v.candidate:
         parts[1:1] = [Text.assemble(("Candidate: ", "bold"), shown(v.candidate))]
+    if v.file:
+        parts.insert(-1, Text.assemble(("File: ", "bold"), shown(v.file, newlines=False), overflow="fold"))
     if v.graded:
         score = f"{v.score} / {v.max_score}"
         art = big_text(score)

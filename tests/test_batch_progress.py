@@ -1,0 +1,111 @@
+"""The batch progress shows who is being graded and for how long, so a slow grading is visible while it runs.
+
+Fed by hand (a clock of the test's own) and through ``run_batch`` with the fake engine: nothing is graded.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from concurrent.futures import Future
+
+from rich.console import Console, Group
+
+from grader.batch.engines import LocalEngine
+from grader.batch.runner import Listener
+from grader.cli.batch_progress import InFlight, ProgressListener
+from tests.test_batch_runner import FakeEngine, run, store, subs  # noqa: F401  (fixtures)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_in_flight_lists_who_is_graded_longest_first_with_the_time_so_far():
+    clock = Clock()
+    flight = InFlight(clock)
+    assert flight.lines() == []
+    flight.start("ann", "attention")
+    clock.now += 151
+    flight.start("ben", "attention")
+    clock.now += 12
+    assert flight.lines() == ["  ann/attention  2:43", "  ben/attention  0:12"]
+    flight.stop("ann", "attention")
+    assert flight.lines() == ["  ben/attention  0:12"]
+    for n in range(4):
+        flight.start(f"c{n}", "mlp")
+    assert flight.lines(limit=2) == ["  ben/attention  0:12", "  c0/mlp  0:00", "  +3 more"]
+
+
+def test_in_flight_names_from_outside_are_shown_never_obeyed():
+    flight = InFlight(Clock())
+    flight.start("\x1b[2Jeve\u202e", "[bold]attention")
+    [line] = flight.lines()
+    assert "\x1b" not in line and "\u202e" not in line and "\\x1b[2Jeve\\u202e/[bold]attention" in line
+
+
+def test_the_progress_display_lists_gradings_in_flight_until_they_end():
+    from types import SimpleNamespace
+
+    from grader.reports.model import Report
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=120)
+    listener = ProgressListener(console)
+    found = SimpleNamespace(candidate="ann", exercise="toy")
+    with listener:
+        listener.planned(to_grade=1, already=0)
+        listener.started(found)
+        console.print(Group(*listener.progress.get_renderables()))
+        assert "now grading:" in out.getvalue() and "ann/toy  0:00" in out.getvalue()
+        listener.graded(found, Report(exercise="toy", graded=True))
+        assert listener.in_flight.lines() == []
+
+
+class Recorder(Listener):
+    def __init__(self):
+        self.events: list[tuple[str, str]] = []
+
+    def started(self, found):
+        self.events.append(("started", found.candidate))
+
+    def graded(self, found, report):
+        self.events.append(("graded", found.candidate))
+
+    def retrying(self, found, reason, attempt):
+        self.events.append(("retrying", found.candidate))
+
+
+def test_the_batch_says_when_each_grading_starts_and_again_for_a_retry(subs, store):  # noqa: F811
+    heard = Recorder()
+    run(subs, store, FakeEngine({"ben": ["infra", "pass"]}), listener=heard)
+    for name in ("ann", "cat"):
+        assert [e for e in heard.events if e[1] == name] == [("started", name), ("graded", name)]
+    assert [e for e in heard.events if e[1] == "ben"] == [("started", "ben"), ("retrying", "ben"), ("started", "ben"),
+                                                           ("graded", "ben")]
+
+
+def test_the_local_engine_says_a_grading_started_when_a_thread_takes_it_not_when_it_is_queued(monkeypatch):
+    from grader.batch import engines
+
+    release = Future()
+    monkeypatch.setattr(engines, "grade_job", lambda job: release.result(timeout=60))
+    engine = LocalEngine(jobs=1)
+    started: list[str] = []
+    try:
+        first = engine.submit("first", on_start=lambda: started.append("first"))
+        second = engine.submit("second", on_start=lambda: started.append("second"))
+        for _ in range(1200):  # the first is taken by the one thread; the second waits for it
+            if started:
+                break
+            time.sleep(0.05)
+        assert started == ["first"]
+        release.set_result("report")
+        assert first.result(timeout=60) == second.result(timeout=60) == "report"
+        assert started == ["first", "second"]
+    finally:
+        engine.close()

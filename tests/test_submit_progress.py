@@ -1,0 +1,159 @@
+"""`grader submit` says where it is: a progress line per check on a terminal, the graded file on every
+scorecard, and a plain warning (no history entry) when the file graded is the exercise's untouched stub.
+
+The progress logic is fed judge events directly (no terminal needed); the CLI runs through CliRunner,
+which is not a terminal, so it also proves piped output stays clean.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from grader.batch.jobs import Job, grade_job
+from grader.batch.store import Key
+from grader.cli import main
+from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
+from grader.exercise import load_exercise
+from grader.grading import UNTOUCHED_STUB, grade
+from grader.judge.live import CheckSpec, Collected, EventTail, Finished, Started
+from grader.practice import history
+from grader.practice.workspace import init_workspace
+from grader.reports.model import Status, Visibility
+
+TOY = Path(__file__).parent / "fixtures" / "toy"
+SOLUTION = (TOY / "solution.py").read_text()
+ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], env=ENV)
+
+
+CHECKS = (
+    CheckSpec("test_t.py::test_small", "scales a small tensor", Visibility.VISIBLE),
+    CheckSpec("test_t.py::test_rows[918273-True]", "rows sum to one [918273-True]", Visibility.HIDDEN),
+    CheckSpec("test_t.py::test_evil", "evil \x1b[2J name\u202e", Visibility.VISIBLE),
+)
+
+
+def test_progress_names_the_running_check_and_how_many_are_left():
+    p = CheckProgress()
+    assert p.line() == STARTING
+    p.feed(Collected(CHECKS))
+    assert p.line() == "0 of 3 checks run"
+    p.feed(Started("test_t.py::test_small"))
+    assert p.line() == "check 1 of 3 · 2 left · scales a small tensor"
+    p.feed(Finished("test_t.py::test_small", Status.PASSED))
+    p.feed(Started("test_t.py::test_evil"))
+    line = p.line()
+    assert line == "check 2 of 3 · 1 left · ✓ 1 passed · evil \\x1b[2J name\\u202e"
+    assert "\x1b" not in line and "\u202e" not in line
+    p.feed(Finished("test_t.py::test_evil", Status.FAILED))
+    p.feed(Started("test_t.py::test_rows[918273-True]"))
+    assert p.line() == "check 3 of 3 · 0 left · ✓ 1 passed · ✗ 1 failed · rows sum to one [case 1] (hidden)"
+    p.feed(Finished("test_t.py::test_rows[918273-True]", Status.TIMEOUT))
+    assert p.line() == "all 3 checks run · ✓ 1 passed · ✗ 1 failed · ◷ 1 timeout; writing the scorecard"
+
+
+def test_progress_never_shows_a_hidden_checks_inputs_to_a_candidate_but_does_to_the_panel():
+    for audience, seen in (("candidate", False), ("panel", True)):
+        p = CheckProgress(audience=audience)
+        p.feed(Collected(CHECKS))
+        p.feed(Started("test_t.py::test_rows[918273-True]"))
+        assert ("918273" in p.line()) is seen
+
+
+def test_event_tail_passes_on_complete_lines_only(tmp_path):
+    path = tmp_path / "events.jsonl"
+    tail = EventTail(path)
+    assert tail.new_events() == []  # no file yet
+    path.write_text('{"event": "started", "id": "a"}\n{"event": "result", "id": "a", "sta')
+    assert tail.new_events() == [Started("a")]
+    with open(path, "a") as f:
+        f.write('tus": "passed"}\nnot json\n{"event": "sandbox"}\n')
+    assert tail.new_events() == [Finished("a", Status.PASSED)]
+
+
+def test_the_progress_line_is_shown_on_a_terminal_and_nowhere_else():
+    out = io.StringIO()
+    with check_progress(Console(file=out, force_terminal=False), audience="candidate") as on_event:
+        assert on_event is None
+    assert out.getvalue() == ""
+    tty = io.StringIO()
+    with check_progress(Console(file=tty, force_terminal=True, width=120), audience="candidate") as on_event:
+        on_event(Collected(CHECKS))
+        on_event(Started("test_t.py::test_small"))
+    assert "check 1 of 3 · 2 left · scales a small tensor" in tty.getvalue()
+
+
+def test_a_grading_passes_on_each_check_as_it_starts_and_ends():
+    events = []
+    report = grade(TOY, TOY / "solution.py", sandbox="local", on_event=events.append)
+    assert isinstance(events[0], Collected) and len(events[0].checks) == len(report.checks)
+    started = [e.id for e in events if isinstance(e, Started)]
+    finished = [e.id for e in events if isinstance(e, Finished)]
+    assert sorted(started) == sorted(finished) == sorted(c.id for c in report.checks)
+    for check_id in started:  # each check starts before it ends
+        assert events.index(Started(check_id)) < next(i for i, e in enumerate(events)
+                                                    if isinstance(e, Finished) and e.id == check_id)
+
+
+# --- the graded file, named on every scorecard -------------------------------------------------------------
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    ws = tmp_path / "toy-work"
+    init_workspace(load_exercise(TOY), ws)
+    monkeypatch.chdir(ws)
+    return ws
+
+
+def test_every_scorecard_names_the_file_it_graded_and_piped_output_has_no_progress(workspace, tmp_path):
+    (workspace / "toy.py").write_text(SOLUTION)
+    out = tmp_path / "out"
+    r = invoke("submit", "--sandbox", "local", "--json", out / "r.json", "--md", out / "r.md", "--html", out / "r.html")
+    assert r.exit_code == 0, r.output
+    path = str(workspace / "toy.py")
+    assert f"File: {path}" in r.output
+    assert json.loads((out / "r.json").read_text())["environment"]["submission_path"] == path
+    assert f"File `{path}`" in (out / "r.md").read_text()
+    assert f'File <code class="file">{path}</code>' in (out / "r.html").read_text()
+    assert STARTING not in r.output and " checks run" not in r.output  # CliRunner is not a terminal
+
+
+def test_a_batch_scorecard_names_the_file_by_its_place_in_the_submissions_folder(tmp_path):
+    job = Job(Key("ann", "toy", "0" * 64, "v"), str(TOY), "toy.py", SOLUTION.encode(), sandbox="local",
+              shown_path="ann/toy/toy.py")
+    assert grade_job(job).environment.submission_path == "ann/toy/toy.py"  # not the worker's temporary copy
+
+
+# --- the untouched stub ------------------------------------------------------------------------------------
+
+def test_grading_the_installed_stub_from_the_wrong_folder_is_said_plainly_and_not_kept(tmp_path, monkeypatch):
+    elsewhere = tmp_path / "not-my-workspace"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    r = invoke("submit", TOY, "--sandbox", "local")
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "warning: graded the stub that ships with the grader" in text
+    assert str(TOY / "toy.py") in text and str(elsewhere) in text and "Not stored in history" in text
+    assert UNTOUCHED_STUB in text  # on the scorecard itself too
+    assert history.attempts("toy") == []
+
+
+def test_an_untouched_workspace_file_is_not_an_attempt_but_the_first_edit_is(workspace):
+    r = invoke("submit", "--sandbox", "local")
+    assert r.exit_code == 0, r.output
+    assert "is the stub of toy, unchanged" in " ".join(r.output.split())
+    assert history.attempts("toy") == []
+    (workspace / "toy.py").write_text(SOLUTION)
+    r = invoke("submit", "--sandbox", "local")
+    assert r.exit_code == 0 and "unchanged" not in r.output and UNTOUCHED_STUB not in r.output, r.output
+    assert [a.score for a in history.attempts("toy")] == [6.0]

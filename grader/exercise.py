@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
 from grader.protocol import MAX_FRAME_BYTES
+from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import shown
 
 #: Where ``grader submit attention`` looks for exercise folders by name.
@@ -156,6 +157,11 @@ class Exercise:
         return f"Exercise({self.name!r}, root={str(self.root)!r})"
 
 
+def known_names(root: Path = EXERCISES_DIR) -> list[str]:
+    """The names of the exercise folders under ``root`` (those holding exercise.toml), sorted."""
+    return sorted(p.parent.name for p in Path(root).glob("*/exercise.toml"))
+
+
 def load_exercise(spec: str | Path) -> Exercise:
     """Find an exercise by folder path or by name under ``exercises/``."""
     path = Path(spec)
@@ -164,12 +170,9 @@ def load_exercise(spec: str | Path) -> Exercise:
         if (by_name / "exercise.toml").is_file():
             path = by_name
         else:
-            known = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/exercise.toml"))
-            raise UsageError(
-                f"No exercise at {str(spec)!r}: expected a folder holding exercise.toml, "
-                f"or the name of one under {EXERCISES_DIR}.",
-                hint=f"Known exercises: {', '.join(known) or '(none)'}.",
-            )
+            raise UnknownExercise(spec, known_names(EXERCISES_DIR),
+                                  what=f"No exercise at {str(spec)!r}: expected a folder holding exercise.toml, "
+                                       f"or the name of one under {EXERCISES_DIR}.")
     toml_path = path / "exercise.toml"
     try:
         raw = tomllib.loads(toml_path.read_text(encoding="utf-8"))
@@ -209,8 +212,7 @@ def load_catalog_exercise(name: object, root: Path | None = None, *, where: str 
     catalog = Path(root) if root is not None else EXERCISES_DIR
     folder = catalog / name
     if not (folder / "exercise.toml").is_file():
-        known = sorted(p.parent.name for p in catalog.glob("*/exercise.toml"))
-        raise UsageError(f"No exercise named {name!r} in {catalog}.", hint=f"Known exercises: {', '.join(known) or '(none)'}.")
+        raise UnknownExercise(name, known_names(catalog), what=f"No exercise named {name!r} in {catalog}.")
     exercise = load_exercise(folder)
     if exercise.name != name:
         raise UsageError(f"{folder} holds the exercise {exercise.name!r}, not {name!r}.")

@@ -127,8 +127,17 @@ def test_empty_history_points_to_submit():
 
 def test_empty_history_for_one_name_lists_exercises_that_have_attempts():
     history.record(report("collate_fn", a=P))
+    r = invoke("history", "attention")
+    assert r.exit_code == 0 and "grader submit attention" in r.output and "collate_fn" in r.output
+
+
+def test_history_of_a_name_no_exercise_has_is_a_usage_error_with_the_nearest_name():
+    history.record(report("collate_fn", a=P))
     r = invoke("history", "attentoin")
-    assert r.exit_code == 0 and "grader submit attentoin" in r.output and "collate_fn" in r.output
+    assert r.exit_code == 2, r.output
+    assert "No exercise named 'attentoin'. Did you mean attention?" in r.output and "Traceback" not in r.output
+    history.record(report("retired_exercise", a=P))  # gone from the catalog, still in the history: shown
+    assert invoke("history", "retired_exercise").exit_code == 0
 
 
 def test_history_shows_scores_flips_and_best_within_80_columns():
@@ -141,8 +150,12 @@ def test_history_shows_scores_flips_and_best_within_80_columns():
     assert_fits_80(r.output)
     flat = " ".join(r.output.split())  # long names wrap across lines
     assert "first attempt" in flat and "1/4" in flat and "0/1" in flat
-    assert f"fixed: {NAMES['b']} · broke: {NAMES['a']}" in flat
-    assert f"fixed: {NAMES['c']} (exercise changed)" in flat
+    assert "fixed 1, broke 1" in flat and "fixed 1 (the exercise changed in between)" in flat
+    lines = r.output.splitlines()  # one flipped check per line, each starting its own line of the cell
+    fixed_b = next(i for i, line in enumerate(lines) if f"fixed: {NAMES['b'][:20]}" in line)
+    broke_a = next(i for i, line in enumerate(lines) if f"broke: {NAMES['a'][:20]}" in line)
+    assert broke_a > fixed_b
+    assert any(f"fixed: {NAMES['c'][:10]}" in line for line in lines)
     assert "Exercise" in r.output and "Best scores" in r.output
     assert "attention: 3/4 (attempt #3" in flat and "collate_fn: 0/1 (attempt #1" in flat
 
@@ -157,8 +170,8 @@ def test_history_for_one_exercise_marks_a_late_attempt_in_words():
     assert_fits_80(r.output)
     lines = r.output.splitlines()
     row = next(i for i, line in enumerate(lines) if "50 min 3 s" in line)
-    assert lines[row + 1].split() == ["LATE"]  # the time cell's second line
-    assert f"fixed: {NAMES['a']}" in lines[row]
+    assert lines[row + 1].split()[0] == "LATE"  # the time cell's second line
+    assert "fixed 1" in lines[row] and f"fixed: {NAMES['a']}" in lines[row + 1]  # counts, then one check a line
     assert "collate_fn" not in r.output and "Exercise" not in r.output
     assert "\x1b[" not in r.output  # NO_COLOR and no terminal: plain text
 

@@ -12,6 +12,7 @@ from grader.cli import main
 from grader.errors import UsageError
 from grader.exercise import load_exercise
 from grader.practice.pack import pack_exercise
+from grader.practice.workspace import public_contents
 
 ENTRIES = ["attention/", "attention/README.md", "attention/attention.py", "attention/grader.toml",
            "attention/test_attention_example.py"]
@@ -27,8 +28,9 @@ def test_exact_entries_and_contents(attention, tmp_path):
     assert pack_exercise(attention, out) == ENTRIES
     with zipfile.ZipFile(out) as zf:
         assert zf.namelist() == ENTRIES
-        for source in attention.public_files:
-            assert zf.read(f"attention/{source.name}") == source.read_bytes()
+        for name, data in public_contents(attention).items():  # what `grader init` writes, too
+            assert zf.read(f"attention/{name}") == data
+        assert zf.read("attention/attention.py") == attention.stub.read_bytes()
         marker = tomllib.loads(zf.read("attention/grader.toml").decode())
     assert marker["workspace"] == {"exercise": "attention", "submission": "attention.py"}  # no local path
 
@@ -77,3 +79,11 @@ def test_refuses_to_write_inside_the_exercise_folder(attention):
     with pytest.raises(UsageError, match="inside the exercise folder"):
         pack_exercise(attention, target)
     assert not target.exists()
+
+
+def test_pack_defaults_to_name_zip_in_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["pack", "attention"])
+    assert r.exit_code == 0, r.output
+    assert zipfile.ZipFile(tmp_path / "attention.zip").namelist() == ENTRIES
+    assert "wrote attention.zip" in r.output

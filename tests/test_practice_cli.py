@@ -1,8 +1,10 @@
 """``grader list`` and ``grader show`` in process: 80 columns, no colour, best scores, escaped text."""
 
 import os
+import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -33,8 +35,17 @@ def _cached(collected):
     shutil.copytree(collected, Path(os.environ["GRADER_DATA_DIR"]) / CACHE_FOLDER)
 
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env=ENV)
+#: A terminal, as rich detects one: what `grader list` shows a person (NO_COLOR leaves bold, stripped below).
+TERMINAL = {**ENV, "TTY_COMPATIBLE": "1"}
+
+
+def invoke(*args, env=ENV):
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
+
+
+def on_terminal(*args, columns: int = 80):
+    r = invoke(*args, env={**TERMINAL, "COLUMNS": str(columns)})
+    return SimpleNamespace(exit_code=r.exit_code, output=re.sub(r"\x1b\[[0-9;]*m", "", r.output))
 
 
 def _fits(output: str) -> None:
@@ -56,7 +67,7 @@ def _row(output: str, name: str) -> str:
 
 
 def test_list_fits_80_columns_and_shows_every_exercise():
-    r = invoke("list")
+    r = on_terminal("list")
     assert r.exit_code == 0, r.output
     _fits(r.output)
     for name in NAMES:
@@ -69,7 +80,7 @@ def test_list_shows_the_best_score_so_far():
     history.record(_report("attention", 9, 22))
     history.record(_report("attention", 15, 22))
     history.record(_report("attention", 12, 22))
-    r = invoke("list")
+    r = on_terminal("list")
     assert r.exit_code == 0, r.output
     _fits(r.output)
     assert _row(r.output, "attention").rstrip().endswith("15/22")
@@ -81,11 +92,44 @@ def test_list_reports_a_broken_exercise_and_prints_titles_literally(tmp_path):
     toml = toy / "exercise.toml"
     toml.write_text(toml.read_text().replace('"Toy: scale a tensor"', '"[bold red]Toy[/] \\\\x"'))
     (shutil.copytree(TOY, tmp_path / "bad") / "exercise.toml").write_text("[exercise]\nname = 1\n")
-    r = invoke("list", "--exercise-root", tmp_path)
+    r = on_terminal("list", "--exercise-root", tmp_path)
     assert r.exit_code == 0, r.output
     _fits(r.output)
     assert "[bold red]Toy[/]" in r.output  # markup in a title is text, not styling
     assert "skipped" in r.output and "bad" in r.output and "exercise.toml" in r.output
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_on_a_terminal_no_exercise_name_is_split(columns):
+    r = on_terminal("list", columns=columns)
+    assert r.exit_code == 0, r.output
+    assert all(len(line) <= columns for line in r.output.splitlines())
+    names = [info.name for info in catalog().exercises]
+    assert all(_row(r.output, name) for name in names)  # each name whole, first on its row
+
+
+def test_piped_list_is_one_greppable_line_per_exercise():
+    history.record(_report("attention", 15, 22))
+    r = invoke("list")  # CliRunner's output is no terminal: a pipe, as `grader list | grep NAME` sees it
+    assert r.exit_code == 0, r.output
+    infos = catalog().exercises
+    lines = r.output.splitlines()
+    assert [line.split("\t")[0] for line in lines] == [info.name for info in infos]
+    row = next(line for line in lines if "mixed_precision_step" in line).split("\t")
+    info = describe(load_exercise("mixed_precision_step"))
+    assert row[:3] == ["mixed_precision_step", info.title, info.level] and row[4:] == [
+        f"{info.checks.points:g}", info.gpu, "—"]
+    assert next(line for line in lines if line.startswith("attention\t")).endswith("\t15/22")
+
+
+def test_piped_list_keeps_a_hostile_title_on_its_line(tmp_path):
+    toy = shutil.copytree(TOY, tmp_path / "toy")
+    toml = toy / "exercise.toml"
+    toml.write_text(toml.read_text().replace('"Toy: scale a tensor"', '"Toy\\nsecond line\\tand\\u001b[2J"'))
+    r = invoke("list", "--exercise-root", tmp_path)
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == [r.output.splitlines()[0]] and "\x1b" not in r.output
+    assert r.output.startswith("toy\tToy\\nsecond line\\tand\\x1b[2J\t")
 
 
 def test_show_renders_the_header_and_the_prompt_in_80_columns():

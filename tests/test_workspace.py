@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.errors import UsageError
 from grader.exercise import load_exercise
-from grader.practice.workspace import MARKER, find_workspace, init_workspace
+from grader.practice.workspace import MARKER, find_workspace, init_workspace, public_contents
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 
@@ -24,10 +24,11 @@ def test_public_files_are_the_allowlist(attention):
     assert [p.name for p in attention.public_files] == ["README.md", "attention.py", "test_attention_example.py"]
 
 
-def test_init_copies_the_public_files_byte_for_byte(attention, tmp_path):
+def test_init_copies_the_public_files_the_stub_byte_for_byte(attention, tmp_path):
     result = init_workspace(attention, tmp_path / "ws")
-    for source in attention.public_files:
-        assert (tmp_path / "ws" / source.name).read_bytes() == source.read_bytes()
+    for name, data in public_contents(attention).items():  # the prose with its commands made to work there
+        assert (tmp_path / "ws" / name).read_bytes() == data
+    assert (tmp_path / "ws" / "attention.py").read_bytes() == attention.stub.read_bytes()
     assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == sorted(
         [MARKER, *(p.name for p in attention.public_files)])
     assert len(result.written) == 4 and not result.backups

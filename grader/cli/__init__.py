@@ -2,24 +2,43 @@
 
 Exit status: 0 graded (whatever the score), 2 bad usage, 3 not graded because of
 infrastructure (rerun), 4 `validate` found an exercise that does not prove what it
-must, 5 `regrade` or `bundle verify` found a difference, 1 a bug in the grader itself.
+must, 5 `regrade` or `bundle verify` found a difference, 130 interrupted (Ctrl-C),
+141 the reader of the output went away (`grader list | head -1`: what a shell reports
+for any tool a closed pipe stops), 1 a bug in the grader itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 import click
 
-from grader.errors import GraderError
+from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, GraderError
 
 
 class GraderGroup(click.Group):
-    """Turns every ``GraderError`` into its message, its hint and its exit status: never a traceback."""
+    """Turns every ``GraderError`` into its message, its hint and its exit status: never a traceback.
+
+    Likewise for the two ways a user stops a command: Ctrl-C (one line, exit 130; the
+    grading's own ``finally`` blocks have already taken its judge and sandbox down) and
+    a closed pipe (silence, exit 141: the reader has what it wanted).
+    """
+
+    def make_context(self, *args, **kwargs):
+        with _closed_pipe_is_no_failure():  # `grader --help | head -1`
+            return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with _closed_pipe_is_no_failure():
+                result = super().invoke(ctx)
+                sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+            return result
+        except KeyboardInterrupt:
+            click.echo("interrupted: stopped before it finished; run the same command again.", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except GraderError as e:
             from rich.console import Console
 
@@ -32,6 +51,30 @@ class GraderGroup(click.Group):
             if e.hint:
                 console.print(in_markup(e.hint), soft_wrap=True)
             sys.exit(e.exit_code)
+
+
+@contextlib.contextmanager
+def _closed_pipe_is_no_failure():
+    """Exit 141, silently, when the reader of stdout went away. Click would exit 1 and rich's
+    ``Console.on_broken_pipe`` does (after silencing stdout): both read as a failure to ``set -o pipefail``."""
+    try:
+        yield
+    except BrokenPipeError:
+        _silence_stdout()
+        sys.exit(EXIT_CLOSED_PIPE)
+    except SystemExit as e:
+        if isinstance(e.__context__, BrokenPipeError):  # rich's on_broken_pipe
+            sys.exit(EXIT_CLOSED_PIPE)
+        raise
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's flush at exit does not fail (and say so) a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test runner's buffer): nothing left to flush
+        pass
 
 
 @click.group(cls=GraderGroup)

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import click
 
-from grader.errors import EXIT_INFRA, InfraError, UsageError
+from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
 from grader.cli.options import runtime_option
 from grader.sandbox.oci_runtime import resolve_runtime
-
-EXIT_INTERRUPTED = 130
+from grader.unknown_exercise import UnknownExercise
 
 
 @click.command()
@@ -54,7 +53,7 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     for name in names or []:
         if name not in exercises:
-            raise UsageError(f"Unknown exercise {name!r} in --exercises.", hint=f"Known: {', '.join(sorted(exercises))}.")
+            raise UnknownExercise(name, exercises, what=f"Unknown exercise {name!r} in --exercises.")
     runtime = resolve_runtime(runtime) if sandbox == "docker" else None  # once: every job carries it
     dest = prepare_output(submissions, out)
     if sandbox == "docker" and engine == "local":

@@ -34,15 +34,13 @@ def time_text(a: Attempt) -> str:
 
 
 def changes_text(before: Attempt | None, after: Attempt) -> str:
-    """``"fixed: A, B · broke: C"`` against the previous attempt at the same exercise."""
+    """Against the previous attempt at the same exercise: the counts, then one flipped check per line."""
     from grader.practice import history
 
     if before is None:
         return "first attempt"
     f = history.flips(before, after)
-    parts = [f"{label}: {', '.join(names)}" for label, names in (("fixed", f.fixed), ("broke", f.broke)) if names]
-    text = " · ".join(parts) or "no check flipped"
-    return f"{text} (exercise changed)" if f.exercise_changed else text
+    return "\n".join([f.counts(), *f.lines()])
 
 
 def history_table(attempts: list[Attempt], *, show_exercise: bool) -> Table:
@@ -108,6 +106,8 @@ def history_cmd(name):
 
     console = Console(highlight=False)
     attempts = history.attempts(name)
+    if name is not None and not attempts:
+        _require_known(name, history)
     if not attempts:
         target = f"exercise {name!r}" if name else "any exercise"
         console.print(Text(f"No graded attempts at {target} yet. Run `grader submit {name or 'NAME'}` "
@@ -119,3 +119,13 @@ def history_cmd(name):
     console.print(history_table(attempts, show_exercise=name is None))
     for line in best_lines(attempts):
         console.print(line)
+
+
+def _require_known(name: str, history) -> None:
+    """A name that is neither an exercise nor in the history is a typo: a usage error, not "no attempts yet"."""
+    from grader.exercise import known_names
+    from grader.unknown_exercise import UnknownExercise
+
+    known = set(known_names()) | {a.exercise for a in history.attempts()}
+    if name not in known:
+        raise UnknownExercise(name, known)

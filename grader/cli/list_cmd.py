@@ -1,7 +1,8 @@
 """``grader list``: every exercise, how hard, what it is worth, and the candidate's best score so far.
 
-The table fits 80 columns (titles wrap, three topics at most; `grader show` has them all) and reads without colour: a
-missing best score is a dash, unknown points a question mark, never a colour.
+On a terminal, a table that fits 80 columns (titles wrap, names never; topics, three at most, from 110 columns;
+`grader show` has them all) and reads without colour: a missing best score is a dash, unknown points a question
+mark, never a colour. Piped, one exercise per line, so `grader list | grep NAME` finds it.
 """
 
 from __future__ import annotations
@@ -10,49 +11,78 @@ from pathlib import Path
 
 import click
 
+from grader.untrusted import shown
+
+#: Columns from which the table has room for topics beside the titles; narrower, `grader show` has them.
+WIDE = 110
+
 
 @click.command("list")
 @click.option("--exercise-root", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Folder holding exercise folders (default: the grader's exercises/).")
 def list_cmd(exercise_root):
-    """List the exercises, by level, with your best score at each."""
-    from rich import box
+    """List the exercises, by level, with your best score at each.
+
+    On a terminal, a table; piped (`grader list | grep NAME`), one exercise per line with
+    tab-separated fields: name, title, level, topics, points, GPU, best score.
+    """
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     from grader.exercise import EXERCISES_DIR
     from grader.practice import history
     from grader.practice.catalog import catalog
-    from grader.reports.render import fmt_points
 
     console = Console(highlight=False)
     found = catalog(exercise_root or EXERCISES_DIR)
-    best = history.best_scores()
+    rows = [_cells(info, history.best_scores().get(info.name)) for info in found.exercises]
+    if console.is_terminal:
+        console.print(_table(rows, with_topics=console.width >= WIDE))
+        notes = console
+    else:  # a pipe or a file: lines a script can grep and cut, notes apart on stderr
+        for cells in rows:
+            click.echo("\t".join(shown(cell, newlines=False) for cell in cells))
+        notes = Console(stderr=True, highlight=False)
+    if not found.exercises:
+        notes.print(Text(f"No exercises under {exercise_root or EXERCISES_DIR}."))
+    for info in found.exercises:
+        if not info.checks.known:
+            notes.print(Text(f"{info.name}: points unknown ({info.checks.problem})"))
+    for problem in found.problems:
+        notes.print(Text("skipped: ", style="bold yellow") + Text(problem))
+    if console.is_terminal:
+        console.print(Text("Read one with: grader show NAME"))
+
+
+def _cells(info, attempt) -> tuple[str, ...]:
+    """One exercise's fields, in column order; a missing best score is a dash, unknown points a "?"."""
+    from grader.reports.render import fmt_points
+
+    points = fmt_points(info.checks.points) if info.checks.known else "?"
+    score = f"{fmt_points(attempt.score)}/{fmt_points(attempt.max_score)}" if attempt else "—"
+    return info.name, info.title, info.level, _topics(info.topics), points, info.gpu, score
+
+
+def _table(rows, *, with_topics: bool):
+    """The terminal's table. A name is what the reader types next (`grader show NAME`): it never wraps;
+    the title takes what is left and wraps instead, sharing it with the topics on a wide terminal only."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    # Short columns keep their width; title and topics share what is left and wrap.
-    table.add_column("Name", overflow="fold", max_width=14)
-    table.add_column("Title", ratio=3, overflow="fold")
+    table.add_column("Name", no_wrap=True, min_width=max((len(r[0]) for r in rows), default=4))
+    table.add_column("Title", ratio=3, overflow="fold", min_width=10)
     table.add_column("Level", no_wrap=True)
-    table.add_column("Topics", ratio=2, overflow="fold")
+    if with_topics:
+        table.add_column("Topics", ratio=2, overflow="fold")
     table.add_column("Pts", justify="right", no_wrap=True)
     table.add_column("GPU", no_wrap=True)
     table.add_column("Best", justify="right", overflow="fold")
-    for info in found.exercises:
-        points = fmt_points(info.checks.points) if info.checks.known else "?"
-        attempt = best.get(info.name)
-        score = f"{fmt_points(attempt.score)}/{fmt_points(attempt.max_score)}" if attempt else "—"
-        table.add_row(*(Text(cell) for cell in (info.name, info.title, info.level, _topics(info.topics),
-                                                 points, info.gpu, score)))
-    console.print(table)
-    if not found.exercises:
-        console.print(Text(f"No exercises under {exercise_root or EXERCISES_DIR}."))
-    for info in found.exercises:
-        if not info.checks.known:
-            console.print(Text(f"{info.name}: points unknown ({info.checks.problem})"))
-    for problem in found.problems:
-        console.print(Text("skipped: ", style="bold yellow") + Text(problem))
-    console.print(Text("Read one with: grader show NAME"))
+    for cells in rows:
+        shown_cells = cells if with_topics else cells[:3] + cells[4:]
+        table.add_row(*(Text(cell) for cell in shown_cells))
+    return table
 
 
 def _topics(topics, shown: int = 3) -> str:

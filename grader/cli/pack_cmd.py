@@ -1,4 +1,4 @@
-"""``grader pack EXERCISE -o FILE.zip``: what a hiring panel hands a candidate, with its sha256."""
+"""``grader pack EXERCISE [-o FILE.zip]``: what a hiring panel hands a candidate, with its sha256."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import click
 
 @click.command("pack")
 @click.argument("exercise")
-@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path), help="The zip to write.")
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path),
+              help="The zip to write (default: EXERCISE.zip in this folder).")
 @click.option("--force", is_flag=True, help="Replace OUTPUT if it exists.")
 def pack(exercise, out, force):
     """Zip EXERCISE's prompt, stub and public examples: no checks, probes, solutions or mutants."""
@@ -21,7 +22,9 @@ def pack(exercise, out, force):
     from grader.exercise import load_exercise
     from grader.practice.pack import pack_exercise
 
-    names = pack_exercise(load_exercise(exercise), out, force=force)
+    ex = load_exercise(exercise)
+    out = out or Path(f"{ex.name}.zip")
+    names = pack_exercise(ex, out, force=force)
     console = Console(highlight=False, soft_wrap=True)  # paths are never broken across lines
     console.print(Text(f"wrote {out}:"))
     for name in names:

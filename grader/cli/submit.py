@@ -104,12 +104,5 @@ def _remember(report, console) -> None:
     if attempt is None or not before:
         return
     changed = history.flips(before[-1], attempt)
-    parts = []
-    if changed.fixed:
-        parts.append(f"fixed {len(changed.fixed)}: {', '.join(changed.fixed)}")
-    if changed.broke:
-        parts.append(f"broke {len(changed.broke)}: {', '.join(changed.broke)}")
-    line = "Since your last attempt: " + ("; ".join(parts) if parts else "no check changed")
-    if changed.exercise_changed:
-        line += " (the exercise changed in between)"
-    console.print(Text(line, style="dim"), width=min(console.width, 100))
+    for line in [f"Since your last attempt: {changed.counts()}", *(f"  {line}" for line in changed.lines())]:
+        console.print(Text(line, style="dim"), width=min(console.width, 100))

@@ -17,6 +17,7 @@ from pathlib import Path
 from grader.practice.store import connect
 from grader.reports.model import Report
 from grader.reports.redact import for_audience
+from grader.untrusted import shown
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,18 @@ class Flips:
 
     def __bool__(self) -> bool:
         return bool(self.fixed or self.broke)
+
+    def counts(self) -> str:
+        """``fixed 2, broke 1`` (``no check flipped`` when none did), with a note when the exercise changed."""
+        parts = [f"{label} {len(names)}" for label, names in (("fixed", self.fixed), ("broke", self.broke)) if names]
+        text = ", ".join(parts) or "no check flipped"
+        return f"{text} (the exercise changed in between)" if self.exercise_changed else text
+
+    def lines(self) -> list[str]:
+        """One line per flipped check, ``fixed: NAME`` or ``broke: NAME``: a list that reads down and greps,
+        where a comma-joined one wrapped mid-name. Names come from stored reports: shown on one line each."""
+        return [f"{label}: {shown(name, newlines=False)}"
+                for label, names in (("fixed", self.fixed), ("broke", self.broke)) for name in names]
 
 
 def record(report: Report, *, db: Path | None = None) -> Attempt | None:

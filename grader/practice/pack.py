@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.exercise import Exercise
-from grader.practice.workspace import MARKER, marker_text
+from grader.practice.workspace import MARKER, marker_text, public_contents
 
 #: The earliest time a zip can record: no build time leaks into the bytes.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -31,7 +31,7 @@ def pack_exercise(ex: Exercise, out: Path, *, force: bool = False) -> list[str]:
     """Write the pack for ``ex`` to ``out`` (atomically); returns the names it holds, in order."""
     out = Path(out)
     _check_destination(ex, out, force=force)
-    files = {f"{ex.name}/{p.name}": p.read_bytes() for p in ex.public_files}
+    files = {f"{ex.name}/{name}": data for name, data in public_contents(ex).items()}
     files[f"{ex.name}/{MARKER}"] = marker_text(ex, portable=True).encode()
     names = [f"{ex.name}/", *sorted(files)]
     buffer = io.BytesIO()

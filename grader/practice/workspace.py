@@ -9,6 +9,7 @@ a file silently, and with ``--force`` it keeps the old one as ``NAME.bak``.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,28 @@ def marker_text(ex: Exercise, *, portable: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def public_contents(ex: Exercise) -> dict[str, bytes]:
+    """The workspace's copy of each public file, by name: the stub byte for byte, the prose with its commands
+    made to work in the workspace (:func:`for_workspace`). ``grader init`` and ``grader pack`` both write these."""
+    return {p.name: p.read_bytes() if p == ex.stub else for_workspace(ex, p.read_text(encoding="utf-8")).encode()
+            for p in ex.public_files}
+
+
+def for_workspace(ex: Exercise, text: str) -> str:
+    """``text`` (the README, an example's docstring) with its commands rewritten for the workspace.
+
+    Authors write them to run from the repository root (``pytest exercises/NAME/test_x.py``,
+    ``grader submit exercises/NAME``). In a workspace the exercise's files sit at its root and
+    the marker names the exercise, so ``exercises/NAME/FILE`` is ``FILE``, a bare
+    ``grader submit exercises/NAME`` is ``grader submit``, and ``exercises/NAME`` before another
+    argument is the name, ``NAME`` (``grader submit NAME path/to/copy.py`` works from anywhere).
+    """
+    folder = re.escape(f"exercises/{ex.name}")
+    text = re.sub(rf"(?<![\w/.-]){folder}/(?=[\w.-])", "", text)
+    text = re.sub(rf"(grader submit) {folder}(?=[ \t]*(#|`|$))", r"\1", text, flags=re.MULTILINE)
+    return re.sub(rf"(?<![\w/.-]){folder}(?![\w/.-])", ex.name, text)
+
+
 def _toml_string(value: str) -> str:
     # A JSON string is a valid TOML basic string (same quotes, escapes a subset of TOML's).
     return json.dumps(value, ensure_ascii=False)
@@ -76,7 +99,7 @@ def init_workspace(ex: Exercise, dest: Path, *, force: bool = False) -> InitResu
     dest = Path(dest)
     if dest.exists() and not dest.is_dir():
         raise UsageError(f"{dest} exists and is not a folder.", hint="Choose another folder for the workspace.")
-    plan = {dest / p.name: p.read_bytes() for p in ex.public_files}
+    plan = {dest / name: data for name, data in public_contents(ex).items()}
     plan[dest / MARKER] = marker_text(ex).encode()
     conflicts = [t for t, data in plan.items() if (t.exists() or t.is_symlink()) and not _same(t, data)]
     if conflicts and not force:  # every target checked before anything is written

@@ -1,0 +1,85 @@
+"""The two ways a user stops a command: the reader of its output goes away (`| head`), or Ctrl-C.
+
+Neither is a failure of the grader: a closed pipe exits 141 (what a shell reports for any
+tool it stops) and prints nothing; Ctrl-C exits 130 with one line, like `grader batch`.
+Real processes, since both are about file descriptors and signals.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED
+from grader.practice import history
+from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
+from tests.proc import descendants, still_alive_after
+
+REPO = Path(__file__).resolve().parent.parent
+TOY = REPO / "tests" / "fixtures" / "toy"
+#: A submission whose every call outlasts the test: the grading is surely running when Ctrl-C comes.
+SLOW = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
+
+
+def grader_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "grader", *args]
+
+
+def env() -> dict:
+    return {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "80", "NO_COLOR": "1"}
+
+
+def with_closed_stdout(*args: str) -> subprocess.CompletedProcess:
+    """Run ``grader ARGS`` writing into a pipe whose reader is already gone: every write fails."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(grader_argv(*args), stdout=write_end, stderr=subprocess.PIPE, text=True, env=env(),
+                              cwd=REPO, timeout=300)
+    finally:
+        os.close(write_end)
+
+
+def _attempt(name: str) -> None:
+    check = CheckResult(id="test_a.py::test_a", name="a", status=Status.PASSED, score=1, max_score=1,
+                        visibility=Visibility.HIDDEN)
+    history.record(Report(exercise=name, graded=True, score=1, max_score=1, checks=[check],
+                          environment=Environment(exercise_fingerprint="f", sandbox="local",
+                                                  submission_sha256="0" * 64)))
+
+
+@pytest.mark.parametrize("args", [("list",), ("history",), ("history", "attention"), ("--help",)])
+def test_a_closed_pipe_is_no_failure_and_prints_no_traceback(args):
+    _attempt("attention")
+    done = with_closed_stdout(*args)
+    assert done.returncode == EXIT_CLOSED_PIPE, done.stderr
+    assert done.stderr == "", done.stderr  # no traceback, no "Exception ignored", no "Aborted!"
+
+
+def test_ctrl_c_in_submit_exits_130_with_one_line(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    proc = subprocess.Popen(grader_argv("submit", str(TOY), str(tmp_path / "slow.py"), "--sandbox", "local"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
+                            start_new_session=True)  # its own group, signalled as a terminal signals its job
+    started: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while len(started) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            started = descendants(proc.pid)  # the judge, then the sandbox worker running the slow call
+            time.sleep(0.2)
+        assert proc.poll() is None and len(started) >= 2, "the grading ended or never started"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in still_alive_after(descendants(proc.pid) | started, seconds=0):
+            os.kill(pid, signal.SIGKILL)  # ours: a worker left in the sleep, whatever the outcome
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert err.strip().splitlines() == ["interrupted: stopped before it finished; run the same command again."], err
+    assert "Score" not in out
+    assert history.attempts("toy") == []

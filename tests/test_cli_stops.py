@@ -17,7 +17,7 @@ import pytest
 from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED
 from grader.practice import history
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
-from tests.proc import descendants, still_alive_after
+from tests.proc import alive, descendants, still_alive_after
 
 REPO = Path(__file__).resolve().parent.parent
 TOY = REPO / "tests" / "fixtures" / "toy"
@@ -74,12 +74,41 @@ def test_ctrl_c_in_submit_exits_130_with_one_line(tmp_path):
         assert proc.poll() is None and len(started) >= 2, "the grading ended or never started"
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
+        # The judge was killed mid-call; the worker in the candidate's sleep is in its own session,
+        # out of the signal's reach: it must see its judge gone and end by itself.
+        left = still_alive_after(started, seconds=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         for pid in still_alive_after(descendants(proc.pid) | started, seconds=0):
-            os.kill(pid, signal.SIGKILL)  # ours: a worker left in the sleep, whatever the outcome
+            os.kill(pid, signal.SIGKILL)  # ours: whatever the outcome, nothing of this test lives on
+    assert left == set(), f"processes of the grading outlived it: {sorted(left)}"
     assert proc.returncode == EXIT_INTERRUPTED, err
     assert err.strip().splitlines() == ["interrupted: stopped before it finished; run the same command again."], err
     assert "Score" not in out
     assert history.attempts("toy") == []
+
+
+def test_a_local_worker_ends_when_the_process_that_started_it_is_killed(tmp_path):
+    """A judge killed outright (SIGKILL: no cleanup) must not leave its local worker behind.
+
+    The worker runs in its own session, out of reach of a signal to the judge's group, and
+    here its input stays open (the test holds it), so only its watch on its parent can end it."""
+    (tmp_path / "probes.py").write_text("")
+    (tmp_path / "submission").mkdir()
+    worker = [sys.executable, "-m", "grader.sandbox.worker", "--probes", str(tmp_path / "probes.py"),
+              "--submission-dir", str(tmp_path / "submission")]
+    starter = "import subprocess, sys, time; print(subprocess.Popen(sys.argv[1:]).pid, flush=True); time.sleep(600)"
+    judge = subprocess.Popen([sys.executable, "-c", starter, *worker],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env(), cwd=tmp_path)
+    worker_pid = int(judge.stdout.readline())
+    try:
+        assert judge.stdout.read(4) == b"GRDR"  # its hello: the worker is up, watching the process that started it
+        judge.kill()
+        judge.wait()
+        left = still_alive_after({worker_pid}, seconds=60)
+    finally:
+        for pid in alive({worker_pid}):
+            os.kill(pid, signal.SIGKILL)
+        judge.stdin.close()
+    assert left == set(), "the worker outlived the process that started it"

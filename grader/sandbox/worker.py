@@ -374,6 +374,7 @@ def main(argv=None) -> None:
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
     args = parser.parse_args(argv)
     rlimits = apply_rlimits(args.rlimit)  # first: nothing heavy or foreign has run yet
+    _exit_with_the_judge()
 
     # Private protocol channels first, before any candidate code can print.
     proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -394,6 +395,25 @@ def main(argv=None) -> None:
             pass
         os._exit(70)
     os._exit(0)  # skip interpreter teardown: candidate atexit hooks and threads do not get a say
+
+
+def _exit_with_the_judge(poll_s: float = 0.5) -> None:
+    """End this worker when the process that started it dies.
+
+    A judge can be killed outright (Ctrl-C, the grading's deadline). A local worker
+    runs in its own session, so the kill does not reach it, and one busy in a
+    candidate's call never reads the end of its input: it would live on. This
+    watch is a second net (the candidate's code can stop it); the first is the
+    judge's own cleanup and, for Docker, the reaper that removes a grading's containers.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="grader-judge-watch", daemon=True).start()
 
 
 def serve(args, send, capture, read, rlimits: dict | None = None) -> None:

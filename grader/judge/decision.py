@@ -20,8 +20,8 @@ never changes a score.
 from __future__ import annotations
 
 from grader.judge.audit import SourceAudit, torch_objects
-from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report,
-                                  Status)
+from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, LoadError,
+                                  Report, Status)
 
 
 def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
@@ -33,7 +33,8 @@ def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
     report.forbidden = [*audit.forbidden, *runtime_hits]
     report.findings = [*audit.findings, *runtime_tampering]
     if not audit.parsed:
-        report.load_error = audit.load_error  # the judge's own parse outranks what the sandbox said
+        # The judge's own parse outranks what the sandbox said.
+        report.load_error = audit.load_error or LoadError(found="source", summary="the judge could not parse the file")
         for check in report.checks:
             if check.status is not Status.SKIPPED:
                 mark_not_run(check)

@@ -69,6 +69,20 @@ def test_a_module_level_name_error_is_told_once_with_its_line_and_the_checks_are
     assert "Failing explicit example" not in out and f"{len(report.checks)} checks" in out
 
 
+@pytest.mark.docker
+def test_in_docker_the_untouched_attention_stub_with_a_name_error_is_a_short_scorecard(docker_client, tmp_path):
+    """Today's main: 165 lines, the NameError repeated per check with the grader's probe frames."""
+    stub = (Path(__file__).resolve().parent.parent / "exercises" / "attention" / "attention.py").read_text()
+    sub = tmp_path / "attention.py"
+    sub.write_text(stub.replace("from torch import Tensor, nn\n", "from torch import Tensor, nn\nSCALE = undefined_name\n"))
+    report = grade("attention", sub, sandbox="docker")
+    assert report.load_error.summary == "NameError: name 'undefined_name' is not defined"
+    assert 'File "attention.py", line 11, in <module>' in report.load_error.traceback
+    assert all(c.not_run for c in report.checks)
+    out = terminal(report)
+    assert len(out.splitlines()) < 40 and "probes.py" not in out
+
+
 def test_an_exception_raised_at_import_never_counts_as_the_one_a_check_expects(tmp_path):
     """The toy's "raises ValueError naming factor" check passed for a file that raised it while importing."""
     report = graded(tmp_path, """

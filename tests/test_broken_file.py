@@ -74,7 +74,8 @@ def test_in_docker_the_untouched_attention_stub_with_a_name_error_is_a_short_sco
     """Today's main: 165 lines, the NameError repeated per check with the grader's probe frames."""
     stub = (Path(__file__).resolve().parent.parent / "exercises" / "attention" / "attention.py").read_text()
     sub = tmp_path / "attention.py"
-    sub.write_text(stub.replace("from torch import Tensor, nn\n", "from torch import Tensor, nn\nSCALE = undefined_name\n"))
+    line = "from torch import Tensor, nn\n"
+    sub.write_text(stub.replace(line, line + "SCALE = undefined_name\n"))
     report = grade("attention", sub, sandbox="docker")
     assert report.load_error.summary == "NameError: name 'undefined_name' is not defined"
     assert 'File "attention.py", line 11, in <module>' in report.load_error.traceback
@@ -99,7 +100,8 @@ def test_a_syntax_error_is_the_judges_own_parse_told_once(tmp_path):
     assert report.load_error.found == "source" and report.load_error.line == 1
     assert report.load_error.summary == "SyntaxError: expected ':'"
     for name, text in every_format(report).items():
-        assert text.count("expected &#39;:&#39;" if name == "html" else "expected ':'") == 2, name  # headline + caret block
+        cause = "expected &#39;:&#39;" if name == "html" else "expected ':'"
+        assert text.count(cause) == 2, name  # the headline and Python's own report under it
         assert "Failing explicit example" not in text and "not run: the file does not import" in text, name
 
 
@@ -182,7 +184,8 @@ def test_a_state_dict_that_a_safe_load_refuses_says_exactly_that(tmp_path):
         "Unsupported global: GLOBAL math.cos was not an allowed global by default"
 
     source = (SOLUTIONS / "warmup_cosine_scheduler" / "scheduler.py").read_text()
-    source = source.replace("        self.min_lr = min_lr\n", "        self.min_lr = min_lr\n        self.fn = math.cos\n")
+    keep = "        self.min_lr = min_lr\n"
+    source = source.replace(keep, keep + "        self.fn = math.cos\n")  # a state_dict() entry no safe load takes
     sub = tmp_path / "scheduler.py"
     sub.write_text(source)
     report = grade("warmup_cosine_scheduler", sub, sandbox="local")

@@ -46,7 +46,8 @@ def for_audience(report: Report, audience: str) -> Report:
                                      "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
 
 
-#: What a candidate reads when their file failed to import during a hidden check (after a restart).
+#: What a candidate reads when their file first failed to import during a hidden check (every check
+#: hidden, or a re-import after a restart).
 WITHHELD_LOAD_ERROR = "the file failed to import during a hidden check; its text is withheld"
 
 

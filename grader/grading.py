@@ -112,13 +112,7 @@ def is_untouched_stub(ex: Exercise, source: bytes) -> bool:
 def _source_warnings(source: bytes) -> list[str]:
     if not source.strip():
         return ["the submission file is empty"]
-    try:
-        compile(source, "submission", "exec", dont_inherit=True)  # parse only: nothing runs here
-    except SyntaxError as e:
-        return [f"the submission does not parse: {e.msg} (line {e.lineno}); every check fails at import"]
-    except ValueError as e:
-        return [f"the submission cannot be read as Python source: {e}"]
-    return []
+    return []  # a file that does not parse is the report's load_error, told once (grader.judge.decision)
 
 
 def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> None:
@@ -163,6 +157,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
                                          "before this check finished")
         checks.append(result)
     report.checks = checks
+    report.load_error = run.load_error
     decision.apply(report, audit, packages=set(run.sandbox.get("tripwire_modules") or []))
     report.score, report.max_score = total(checks)
 

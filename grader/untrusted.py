@@ -45,3 +45,14 @@ def in_markup(text: object) -> str:
     from rich.markup import escape
 
     return escape(shown(text))
+
+
+#: Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links) and the two-character kind.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+
+
+def without_ansi(text: str) -> str:
+    """``text`` with terminal escape sequences removed, not escaped: library error text (a coloured
+    torch or triton message) reads as its words, where :func:`shown` would spell out every ``\\x1b[31m``.
+    Applied where check messages are built from outside text; :func:`shown` still guards the output."""
+    return _ANSI.sub("", text)

@@ -4,8 +4,8 @@ import pytest
 
 from grader.judge import decision
 from grader.judge.audit import SourceAudit
-from grader.reports.model import (CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status, Visibility,
-                                  total)
+from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
+                                  Visibility, total)
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
@@ -91,7 +91,20 @@ def test_dynamic_access_and_private_torch_are_flags_only(kind):
 
 def test_a_source_the_judge_cannot_parse_gets_no_credit():
     report = decide([check("a")], SourceAudit(parsed=False))
-    assert report.score == 0 and "could not parse" in report.checks[0].message
+    assert report.score == 0 and report.checks[0].not_run and report.load_error.found == "source"
+
+
+def test_a_syntax_error_is_told_once_with_its_line_and_every_check_is_not_run():
+    from grader.judge.audit import audit_source
+
+    audit = audit_source("import torch\nfoo = (1,\n", filename="attention.py")
+    failed = check("a").model_copy(update={"status": Status.FAILED, "score": 0.0, "message": "SyntaxError ...",
+                                           "counterexample": "Failing explicit example: test_a(case=1)"})
+    report = decide([failed, check("b")], audit)
+    assert report.load_error.summary == "SyntaxError: '(' was never closed" and report.load_error.line == 2
+    assert 'File "attention.py", line 2' in report.load_error.traceback
+    assert [(c.status, c.not_run, c.message, c.counterexample) for c in report.checks] == \
+        [(Status.ERROR, True, NOT_RUN_MESSAGE, None)] * 2 and report.score == 0
 
 
 def test_old_reports_without_findings_still_load():

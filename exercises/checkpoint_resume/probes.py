@@ -168,7 +168,7 @@ def weights_only(kind):
         try:
             content = torch.load(path, weights_only=True)
         except Exception as e:
-            return {"loaded": False, "error": f"{type(e).__name__}: {str(e)[:300]}"}
+            return {"loaded": False, "error": f"{type(e).__name__}: {str(e)[:4000]}"}
         return {"loaded": True, "type": type(content).__name__}
 
 

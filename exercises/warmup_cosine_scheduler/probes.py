@@ -73,19 +73,38 @@ def groups_after_refusal(base_lrs, **kwargs):
     return {"before": before, "after": None}
 
 
+def _through_weights_only(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    buffer.seek(0)
+    return torch.load(buffer, weights_only=True)
+
+
+def _refused_part(opt, sched):
+    """Which state_dict() the safe load refuses: the scheduler's (the candidate's own) or the optimizer's."""
+    for name, part in (("scheduler", sched.state_dict), ("optimizer", opt.state_dict)):
+        try:
+            _through_weights_only(part())
+        except Exception:
+            return name
+    return "checkpoint"
+
+
 def sched_resume(base_lrs, before, after, **kwargs):
     """`before` steps, a checkpoint through torch.save / torch.load(weights_only=True), a
     fresh optimizer and scheduler that load it (optimizer first), then `after` steps.
 
-    Returns {"lrs": group lrs right after loading and after each later step, "last": ...}.
+    Returns {"lrs": group lrs right after loading and after each later step, "last": ...}, or
+    {"refused": "scheduler" | "optimizer", "error": ...} when torch.load(weights_only=True) refuses
+    the checkpoint (or torch.save cannot write it).
     """
     opt = _optimizer(base_lrs)
     sched = scheduler.WarmupCosine(opt, **kwargs)
     _steps(opt, sched, before, [], [])
-    buffer = io.BytesIO()
-    torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, buffer)
-    buffer.seek(0)
-    checkpoint = torch.load(buffer, weights_only=True)
+    try:
+        checkpoint = _through_weights_only({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()})
+    except Exception as e:  # the candidate's state_dict() holds what a safe load refuses: say which, and why
+        return {"refused": _refused_part(opt, sched), "error": f"{type(e).__name__}: {str(e)[:4000]}"}
     opt = _optimizer(base_lrs)
     sched = scheduler.WarmupCosine(opt, **kwargs)
     opt.load_state_dict(checkpoint["optimizer"])

@@ -4,6 +4,7 @@ What an exercise's checks import::
 
     from grader.judge import expect_tensor, expect_close, expect_gradient, candidate_raises, CandidateError, Opaque
     from grader.judge import expect_scalar, expect_bounded   # numbers: NaN and inf never pass
+    from grader.judge import weights_only_refusal            # why torch.load(weights_only=True) refused
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
@@ -28,6 +29,7 @@ _EXPORTS = {
     "expect_bounded": "grader.judge.numbers",
     "expect_scalar": "grader.judge.numbers",
     "Opaque": "grader.protocol",
+    "weights_only_refusal": "grader.judge.weights_only",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -17,8 +17,10 @@ from grader.sandbox.client import CallResult, Failure
 class CandidateError(Exception):
     """The candidate's code raised inside the sandbox; carries the data the worker sent."""
 
-    def __init__(self, probe: str, error: dict):
+    def __init__(self, probe: str, error: dict, *, during_import: bool = False):
         self.probe = probe
+        #: Raised while the worker imported the submission: no check can run its logic (see ``LoadError``).
+        self.during_import = during_import
         self.type_name: str = error["type"]
         self.qualnames: list[str] = error["qualnames"]
         self.builtin: bool = error["builtin"]
@@ -105,7 +107,7 @@ class CheckSandbox:
             self.record.lost = _FAILURES[result.failure](result.failure_message)
             raise type(self.record.lost)(result.failure_message)
         if result.error is not None:
-            raise CandidateError(probe, result.error)
+            raise CandidateError(probe, result.error, during_import=result.during_import)
         return result.value
 
     def report_tampering(self, what: str) -> None:

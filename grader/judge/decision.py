@@ -2,7 +2,8 @@
 
 The rules, in order (the first that applies to a check gives its message):
 
-1. the judge could not parse the source: no check gets credit;
+1. the judge could not parse the source: no check ran the candidate's logic; each is marked
+   "not run" and the parse error is told once (``Report.load_error``);
 2. tampering anywhere in the source, or seen by the sandbox's nets during any
    check: no check gets credit, and the finding is named with its line;
 3. a forbidden *package* referenced in the source: no check gets credit (calls
@@ -19,7 +20,8 @@ never changes a score.
 from __future__ import annotations
 
 from grader.judge.audit import SourceAudit, torch_objects
-from grader.reports.model import CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status
+from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, LoadError,
+                                  Report, Status)
 
 
 def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
@@ -30,6 +32,13 @@ def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
                          for c in report.checks for what in c.tampered]
     report.forbidden = [*audit.forbidden, *runtime_hits]
     report.findings = [*audit.findings, *runtime_tampering]
+    if not audit.parsed:
+        # The judge's own parse outranks what the sandbox said.
+        report.load_error = audit.load_error or LoadError(found="source", summary="the judge could not parse the file")
+        for check in report.checks:
+            if check.status is not Status.SKIPPED:
+                mark_not_run(check)
+        return
     everywhere = _reason_for_every_check(audit, report.findings, runtime_hits, packages)
     for check in report.checks:
         reason = everywhere or _runtime_reason(check)
@@ -39,8 +48,6 @@ def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
 
 def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime_hits: list[ForbiddenHit],
                             packages: set[str]) -> str | None:
-    if not audit.parsed:
-        return "the judge could not parse the source, so nothing in it can be vouched for: no credit for any check"
     tampering = [f for f in findings if f.kind is FindingKind.TAMPERING]
     if tampering:
         first = tampering[0]
@@ -79,3 +86,9 @@ def _names(hits: list[ForbiddenHit]) -> str:
 def _no_credit(check: CheckResult, reason: str) -> None:
     check.message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
     check.status, check.score = Status.FAILED, 0.0
+
+
+def mark_not_run(check: CheckResult) -> None:
+    """No credit, and nothing per check: what it would repeat is the report's one ``load_error``."""
+    check.status, check.score, check.message, check.not_run = Status.ERROR, 0.0, NOT_RUN_MESSAGE, True
+    check.details, check.counterexample = "", None

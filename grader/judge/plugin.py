@@ -8,6 +8,7 @@ to ``--grader-events`` (so a judge killed half-way still leaves what it found):
     {"event": "collected", "checks": [spec, ...]}   before any candidate code runs
     {"event": "started", "id": ...}                  a check begins (progress only; never scored)
     {"event": "result", ...CheckResult fields}       one per check
+    {"event": "load_error", ...LoadError fields}     the file raised while importing (once, the first time)
     {"event": "sandbox", ...}                        what the sandbox reported about itself
     {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
     {"event": "finished"}
@@ -30,8 +31,10 @@ from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
-from grader.reports.model import CheckResult, Status, Visibility, cap_text
+from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Status, Visibility, cap_text
+from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.sandbox.client import SandboxStartError
+from grader.untrusted import without_ansi
 
 MARKERS = [
     "points(n): points this check is worth (default 1)",
@@ -97,6 +100,7 @@ class GraderPlugin:
         self.phases: dict[str, dict] = {}
         self.current: CheckSandbox | None = None
         self.infra: str | None = None
+        self.load_error: LoadError | None = None
         self.session = None
         # Health checks judge the author's strategies, never the candidate: a candidate
         # must not lose a point because a strategy filters too much or a call is slow.
@@ -238,13 +242,24 @@ class GraderPlugin:
             result.message = _skip_reason(report)
         elif report.failed:
             _classify(result, excinfo, report)
-            if isinstance(_root(excinfo.value if excinfo else None), SandboxStartError):
-                self._infra(str(_root(excinfo.value)))
+            exc = _root(excinfo.value if excinfo else None)
+            if isinstance(exc, SandboxStartError):
+                self._infra(str(exc))
+            if result.not_run and self.load_error is None:
+                self._note_load_error(exc, result.id)
         # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's
         # decision (grader.judge.decision) weighs them with the source audit, for every check at once.
         if result.status is Status.PASSED:
             result.score = result.max_score
         return result
+
+    def _note_load_error(self, exc: CandidateError, check: str) -> None:
+        """The import's exception, told once for the report: the checks themselves just say "not run"."""
+        tb = without_ansi(exc.traceback)
+        summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
+        self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
+                                    traceback=candidate_traceback(tb), check=check)
+        self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
 
     def pytest_sessionfinish(self, session):
         if self.box is not None:
@@ -312,6 +327,10 @@ def _root(exc):
 
 def _classify(result: CheckResult, excinfo, report) -> None:
     exc = _root(excinfo.value) if excinfo is not None else None
+    if isinstance(exc, CandidateError) and exc.during_import:
+        # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
+        result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
+        return
     result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
     if isinstance(exc, SandboxTimeout):
         result.status, result.message = Status.TIMEOUT, str(exc)
@@ -328,3 +347,5 @@ def _classify(result: CheckResult, excinfo, report) -> None:
         text = str(exc) if exc is not None else ""
         result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
         result.details = report.longreprtext[-4000:]
+    # Library text (a coloured torch or triton message) reads as words, not as escape codes.
+    result.message, result.details = without_ansi(result.message), without_ansi(result.details)

@@ -23,7 +23,7 @@ from grader import processes
 from grader.child_python import python_argv
 from grader.exercise import Exercise
 from grader.judge import live, warm
-from grader.reports.model import CheckResult
+from grader.reports.model import CheckResult, LoadError
 
 
 #: How often a judge with a listener (``on_event``) is looked at for new events, in seconds.
@@ -38,6 +38,7 @@ class JudgeRun:
     sandbox: dict = field(default_factory=dict)
     timed_out: bool = False
     log_tail: str = ""
+    load_error: LoadError | None = None  # the file raised while the sandbox imported it
 
 
 def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
@@ -149,6 +150,8 @@ def _read_events(path: Path, run: JudgeRun) -> None:
         elif kind == "result":
             result = CheckResult.model_validate(event)
             run.results[result.id] = result
+        elif kind == "load_error":
+            run.load_error = run.load_error or LoadError.model_validate(event)
         elif kind == "infra":
             run.infra = run.infra or event["reason"]
         elif kind == "sandbox":

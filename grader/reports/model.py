@@ -62,6 +62,29 @@ class CheckResult(_Model):
     output: str = ""
     output_truncated: bool = False
     duration_s: float = 0.0
+    not_run: bool = Field(default=False, description="the candidate's logic never ran: the file does not import "
+                                                     "(the cause is the report's load_error, told once)")
+
+
+#: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
+NOT_RUN_MESSAGE = "not run: the file does not import"
+
+
+class LoadError(_Model):
+    """Why the submission could not be loaded, so that no check ran the candidate's logic: reported once.
+
+    ``found="source"``: the judge's own parse of the file failed (a syntax error), known before anything ran.
+    ``found="sandbox"``: importing the file raised in the sandbox (a NameError at module level, a missing
+    module); the text came from the untrusted worker, its frames already cut to the candidate's own.
+    """
+
+    found: Literal["source", "sandbox"]
+    summary: str = Field(description="the exception, e.g. \"SyntaxError: '(' was never closed\"")
+    line: int | None = Field(default=None, description="the line of the submission the error points at, where known")
+    traceback: str = Field(default="", description="the candidate's frames of the import traceback")
+    check: str | None = Field(default=None, description="the check whose first call imported the file (sandbox "
+                                                        "only); when it is hidden, a candidate's copy withholds "
+                                                        "the text, which could hold that check's inputs")
 
 
 class ForbiddenHit(_Model):
@@ -137,6 +160,8 @@ class Report(_Model):
                                     description="tampering, dynamic access and private torch use (reports before "
                                                 "issue 13 have none)")
     warnings: list[str] = Field(default_factory=list)
+    load_error: LoadError | None = Field(default=None, description="the file does not import (reports before "
+                                                                   "issue 14 have none)")
     started_at: str = ""
     duration_s: float = 0.0
     environment: Environment = Field(default_factory=Environment)

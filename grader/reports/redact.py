@@ -15,8 +15,10 @@ never fed back into a batch, and redacting it again changes nothing.
 from __future__ import annotations
 
 import hashlib
+import re
 
-from grader.reports.model import CheckResult, Report, Status, Visibility
+from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
+from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
@@ -28,14 +30,47 @@ def for_audience(report: Report, audience: str) -> Report:
     if audience == "panel" or report.audience == "candidate":
         return report
     names = candidate_names(report.checks)
-    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id]}) if c.id in names
-              else c.model_copy(update={"details": candidate_details(c)}) for c in report.checks]
+    load_error = candidate_load_error(report.load_error, names)
+    # A hidden check keeps "not run" unless the import failed in a hidden check (then its text is withheld too).
+    not_run_shown = report.load_error is None or report.load_error.check not in names
+    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id],
+                                   "not_run": c.not_run and not_run_shown}) if c.id in names
+              else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message)})
+              for c in report.checks]
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
     forbidden = [h.model_copy(update={"where": names[h.where], "check": names[h.where]}) if h.where in names else h
                  for h in report.forbidden]
     findings = [f.model_copy(update={"where": names[f.where]}) if f.where in names else f for f in report.findings]
     return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
+                                     "load_error": load_error,
                                      "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
+
+
+#: What a candidate reads when their file first failed to import during a hidden check (every check
+#: hidden, or a re-import after a restart).
+WITHHELD_LOAD_ERROR = "the file failed to import during a hidden check; its text is withheld"
+
+
+def candidate_load_error(error: LoadError | None, hidden: dict[str, str]) -> LoadError | None:
+    """The load error as a candidate sees it. The import ran candidate code while a check's call was
+    in the sandbox; when that check is hidden, what the code wrote could hold its inputs: withheld."""
+    if error is None or error.check is None:
+        return error
+    if error.check in hidden:
+        return LoadError(found=error.found, summary=WITHHELD_LOAD_ERROR)
+    return error.model_copy(update={"check": None, "traceback": candidate_traceback(error.traceback)})
+
+
+#: How the judge's sandbox client names a probe in its messages ("the call to 'clip' ran past ...").
+_PROBE_NAME = re.compile(r"\b(?:the call to|during the call to|result for) '[A-Za-z_][A-Za-z0-9_]*'")
+
+
+def without_probe_names(message: str) -> str:
+    """A check's message without the grader's internal probe names, which mean nothing to a candidate."""
+    def plain(match: re.Match) -> str:
+        return {"the call to": "a call", "during the call to": "during a call", "result for": "result for a call"}[
+            match.group().rsplit(" '", 1)[0]]
+    return _PROBE_NAME.sub(plain, message)
 
 
 def opaque_id(check_id: str) -> str:
@@ -92,11 +127,11 @@ def candidate_details(check: CheckResult) -> str:
 
     A failed check's details are pytest's traceback through the judge (the check,
     ``grader.judge.expect``, hypothesis). The candidate needs its ``E`` lines, the
-    explanation, and not our frames. An error's details are already the candidate's
-    own traceback, filtered in the sandbox, and stay as they are.
+    explanation, and not our frames. An error's details are the traceback the sandbox
+    sent: untrusted, and with the probes' frames in it; the candidate gets their own frames.
     """
     if check.status is not Status.FAILED:
-        return check.details
+        return candidate_traceback(check.details)
     kept = []
     for line in check.details.splitlines():
         if not line.startswith("E"):

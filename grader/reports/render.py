@@ -22,7 +22,8 @@ from typing import Literal
 from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
-from grader.reports.model import FINDING_LABELS, CheckResult, Report, Status, Timing, Visibility
+from grader.reports.model import FINDING_LABELS, CheckResult, LoadError, Report, Status, Timing, Visibility
+from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
 
 Audience = Literal["panel", "candidate"]
@@ -80,6 +81,7 @@ class CheckView:
     output: str
     output_truncated: bool
     duration_s: float
+    not_run: bool = False  # the file did not import: the cause is the view's load_error
 
     @property
     def summary(self) -> str:
@@ -93,7 +95,28 @@ class CheckView:
 
     @property
     def is_problem(self) -> bool:
-        return self.status in {s.value for s in PROBLEMS}
+        return self.status in {s.value for s in PROBLEMS} and not self.not_run
+
+
+@dataclass(frozen=True)
+class LoadErrorView:
+    """The file does not import: said once, at the top, instead of once per check."""
+
+    summary: str  # "SyntaxError: '(' was never closed"
+    line: int | None
+    traceback: str  # the candidate's frames, or Python's own report of a syntax error
+    not_run: int  # how many checks did not run because of it
+    not_run_points: str
+
+    @property
+    def headline(self) -> str:
+        where = f" (line {self.line})" if self.line else ""
+        return f"The file does not import: {self.summary}{where}"
+
+    @property
+    def checks_line(self) -> str:
+        n = self.not_run
+        return f"{n} check{'s' if n != 1 else ''} ({self.not_run_points} points) not run: the file does not import"
 
 
 @dataclass(frozen=True)
@@ -142,6 +165,15 @@ class ScorecardView:
     late: bool = False
     late_note: str = ""  # "LATE: submitted 5 min 3 s after the 45-minute limit" when late
     hidden_summary: str = ""  # "2 hidden checks (5 points): 1 passed, 1 not passed"; "" when none
+    load_error: LoadErrorView | None = None
+    groups: tuple[ProblemGroup, ...] = ()  # the problems, identical ones together (``grader.reports.problems``)
+
+    @property
+    def table_checks(self) -> list[CheckView]:
+        """The rows of the checks table: none when the file did not import and so no check ran at all."""
+        if self.load_error is not None and all(c.not_run or c.status == "skipped" for c in self.checks):
+            return []
+        return self.checks
 
     @property
     def counts_line(self) -> str:
@@ -177,6 +209,7 @@ def _check_view(c: CheckResult, *, redacted_copy: bool, graded: bool) -> CheckVi
         output=c.output,
         output_truncated=c.output_truncated,
         duration_s=c.duration_s,
+        not_run=c.not_run,
     )
 
 
@@ -225,6 +258,14 @@ def _timing_lines(timing: Timing | None) -> tuple[str | None, bool, str]:
     return line, True, f"LATE: submitted {over} after the {fmt_points(timing.limit_minutes)}-minute limit"
 
 
+def _load_error_view(error: LoadError | None, checks: list[CheckResult]) -> LoadErrorView | None:
+    if error is None:
+        return None
+    not_run = [c for c in checks if c.not_run]
+    return LoadErrorView(summary=error.summary, line=error.line, traceback=error.traceback, not_run=len(not_run),
+                         not_run_points=fmt_points(sum(c.max_score for c in not_run)))
+
+
 def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     """The report as ``audience`` may see it: hidden checks' details withheld for a candidate."""
     check_audience(audience)
@@ -238,7 +279,10 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     counts = report.counts()
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
+    problems = [c for c in checks if c.is_problem and not c.redacted]
     return ScorecardView(
+        load_error=_load_error_view(report.load_error, report.checks),
+        groups=tuple(group_problems(problems)),
         hidden_summary=_hidden_summary(report, audience) if graded else "",
         audience=audience,
         exercise=report.exercise,
@@ -252,7 +296,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         percent=round(100 * report.score / report.max_score) if graded and report.max_score > 0 else None,
         counts=[(SYMBOLS[s], s.value, n) for s, n in counts.items() if n],
         checks=checks,
-        problems=[c for c in checks if c.is_problem and not c.redacted],
+        problems=problems,
         forbidden=forbidden,
         findings=findings,
         warnings=list(report.warnings),

@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.reports.model import Report
-from grader.reports.render import Audience, CheckView, ScorecardView, scorecard_view, short_hash
+from grader.reports.problems import ProblemGroup
+from grader.reports.render import Audience, CheckView, LoadErrorView, ScorecardView, scorecard_view, short_hash
 from grader.untrusted import shown
 
 #: Lines of a check's output and of its details shown here; the HTML report has it all.
@@ -97,7 +98,7 @@ def _checks_table(v: ScorecardView) -> Table:
     table.add_column("Check", ratio=3, overflow="fold")
     table.add_column("Points", justify="right", no_wrap=True)
     table.add_column("Message", ratio=4, overflow="fold")
-    for c in v.checks:
+    for c in v.table_checks:
         name = Text(shown(c.name))
         if c.hidden:
             name.append(" (hidden)", style="dim")
@@ -125,24 +126,52 @@ def _capped(text: str, lines: int, *, tail: bool) -> Text:
     return Text("\n").join([note, body] if tail else [body, note])
 
 
-def _problem(c: CheckView, *, graded: bool) -> Group:
+def _block(parts: list, label: str, body: Text) -> None:
+    parts.append(Text(label, style="bold dim"))
+    parts.append(Panel(body, box=box.SQUARE, border_style="dim", padding=(0, 1)))
+
+
+def _load_error(e: LoadErrorView) -> Group:
+    """The file does not import: its cause and line once, then how many checks that cost."""
+    parts: list = [Text.assemble(("✗ ", "bold red"), (shown(e.headline), "bold red"))]
+    if e.traceback:
+        _block(parts, "Your file:", _capped(e.traceback, DETAIL_LINES, tail=True))
+    parts.append(Text(e.checks_line))
+    return Group(*parts, "")
+
+
+def _problem(g: ProblemGroup, *, graded: bool) -> Group:
+    c = g.first
     heading = _status(c)
-    heading.append(f"  {shown(c.name)}", style="bold")
-    if c.hidden:
-        heading.append(" (hidden)", style="dim")
-    if graded:
-        heading.append(f"  {c.points}")
-    parts: list = [heading]
-    if c.message:
-        parts.append(Text(shown(c.message)))
+    if g.grouped:
+        heading.append(f"  {shown(g.heading)}", style="bold")
+        parts: list = [heading]
+        for member in g.checks:
+            line = Text(f"  • {shown(member.name)}")
+            if member.hidden:
+                line.append(" (hidden)", style="dim")
+            if graded:
+                line.append(f"  {member.points}")
+            parts.append(line)
+        rest = c.message.strip().split("\n", 1)[1:]  # the first line is in the heading
+        if rest:
+            parts.append(Text(shown(rest[0])))
+    else:
+        heading.append(f"  {shown(c.name)}", style="bold")
+        if c.hidden:
+            heading.append(" (hidden)", style="dim")
+        if graded:
+            heading.append(f"  {c.points}")
+        parts = [heading]
+        if c.message:
+            parts.append(Text(shown(c.message)))
 
     def block(label: str, body: Text) -> None:
-        parts.append(Text(label, style="bold dim"))
-        parts.append(Panel(body, box=box.SQUARE, border_style="dim", padding=(0, 1)))
+        _block(parts, label, body)
 
-    if c.counterexample:
+    if c.counterexample and not g.grouped:
         block("Counterexample:", _capped(c.counterexample, OUTPUT_LINES, tail=False))
-    if c.hint:
+    if c.hint and not g.grouped:
         parts.append(Text.assemble(("Hint: ", "bold cyan"), shown(c.hint)))
     if c.details:
         block("Details (end):", _capped(c.details, DETAIL_LINES, tail=True))
@@ -193,12 +222,14 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
     v = scorecard_view(report, audience=audience)
     width = min(console.width, 100)
     console.print(_header(v, width), width=width)
-    if v.checks:
+    if v.load_error:
+        console.print(_load_error(v.load_error), width=width)
+    if v.table_checks:
         console.print(_checks_table(v), width=width)
-    if v.problems:
+    if v.groups:
         console.print(Rule("What went wrong", align="left", style="dim"), width=width)
-        for c in v.problems:
-            console.print(_problem(c, graded=v.graded), width=width)
+        for g in v.groups:
+            console.print(_problem(g, graded=v.graded), width=width)
     if v.forbidden:
         console.print(_forbidden(v), width=width)
     if v.findings:

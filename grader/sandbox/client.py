@@ -4,7 +4,7 @@ Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
 probe returned, the candidate's exception, or why there is no answer at all
 (timeout, crash, protocol violation), plus output and timing. The sandbox
 restarts after a crash or timeout so one bad call fails one check, not the rest.
-An import that crashes or hangs is remembered: every later call fails the same
+An import that raises, crashes or hangs is remembered: every later call fails the same
 way at once instead of restarting the container for each check. A reply larger
 than the exercise allows (``[limits] result_mb``) is refused from its frame
 header, unread, so whatever the sandbox sends, the judge holds at most one
@@ -42,6 +42,7 @@ class CallResult:
     tampered: list[str] = field(default_factory=list)  # what the worker saw changed under its tripwire
     duration_s: float = 0.0
     received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
+    during_import: bool = False  # the worker said "importing" and never "imported": the file does not import
 
     @property
     def ok(self) -> bool:
@@ -171,7 +172,8 @@ class Sandbox:
     def _call(self, probe: str, args: list, kwargs: dict, timeout_s: float, already: int = 0) -> CallResult:
         if self._import_failure is not None:
             cached = self._import_failure
-            return CallResult(probe, failure=cached.failure, failure_message=cached.failure_message)
+            return CallResult(probe, error=cached.error, failure=cached.failure, failure_message=cached.failure_message,
+                              during_import=True)
         self.ensure_started()
         self._next_id += 1
         call_id = self._next_id
@@ -217,6 +219,8 @@ class Sandbox:
                               importing, started)
         result = _result_from_reply(probe, reply, time.monotonic() - started)
         result.received_bytes = received
+        if importing and result.error is not None:  # remembered: the same file imports the same way again
+            result.during_import, self._import_failure = True, result
         return result
 
     def _fail(self, probe: str, failure: Failure, message: str, importing: bool, started: float) -> CallResult:
@@ -224,7 +228,7 @@ class Sandbox:
         result = CallResult(probe, failure=failure, failure_message=message,
                             duration_s=time.monotonic() - started)
         if importing:
-            self._import_failure = result
+            result.during_import, self._import_failure = True, result
         return result
 
 

@@ -19,7 +19,7 @@ from _warmup_cosine_scheduler_helpers import (
     spans,
     warmups,
 )
-from grader.judge import candidate_raises
+from grader.judge import candidate_raises, weights_only_refusal
 
 
 def _run(sandbox, base_lrs, steps, warmup, total, min_lr=0.0):
@@ -113,6 +113,10 @@ def test_resume_from_state_dict(sandbox, base_lrs, warmup, span, share, data):
     min_lr = min_lr_for(base_lrs, share)
     kwargs = {"warmup_steps": warmup, "total_steps": total, "min_lr": min_lr}
     result = sandbox.call("sched_resume", list(base_lrs), before, after, **kwargs)
+    if "refused" in result:
+        raise AssertionError(f"the {result['refused']}'s state_dict() holds something torch.load(weights_only=True) "
+                             f"refuses ({weights_only_refusal(result['error'])}): keep only plain data in it "
+                             "(numbers, strings, lists, dicts)")
     context = (f"{describe(base_lrs, warmup, total, min_lr)}: {before} step() calls, a checkpoint "
                f"(optimizer and scheduler state_dict, through torch.save/torch.load), a fresh optimizer "
                f"and scheduler loading it, then {after} step() calls")

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import ast
 import threading
+import traceback
 from dataclasses import dataclass, field
 
 from grader.exercise import ForbiddenConfig
 from grader.judge.audit.names import Names
 from grader.judge.audit.rules import ForbiddenRules
 from grader.judge.audit.walk import Walker
-from grader.reports.model import Finding, ForbiddenHit
+from grader.reports.model import Finding, ForbiddenHit, LoadError
 
 #: CPython 3.11 keeps one AST-construction depth counter per interpreter: ``ast.parse`` in several
 #: threads at once (batch and validate grade in threads) can fail with a spurious "AST constructor
@@ -41,6 +42,8 @@ class SourceAudit:
     parsed: bool = True
     forbidden: list[ForbiddenHit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    #: Why the judge could not parse it (set when ``parsed`` is False): told once on the report.
+    load_error: LoadError | None = None
 
 
 def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filename: str) -> SourceAudit:
@@ -49,8 +52,20 @@ def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filen
     try:
         with _PARSE_LOCK:
             tree = ast.parse(source, filename=filename)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return SourceAudit(parsed=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        return SourceAudit(parsed=False, load_error=unparsable(e, filename))
     walker = Walker(Names(tree), ForbiddenRules.of(forbidden or ForbiddenConfig()), filename)
     walker.visit(tree)
     return SourceAudit(True, walker.out.forbidden, walker.out.findings)
+
+
+def unparsable(error: BaseException, filename: str) -> LoadError:
+    """The parse error as Python would print it (the file's line and a caret), from the judge's own parse."""
+    if isinstance(error, SyntaxError):  # IndentationError and TabError too
+        error.filename = filename
+        text = "".join(traceback.format_exception_only(error)).rstrip("\n")
+        return LoadError(found="source", summary=f"{type(error).__name__}: {error.msg}", line=error.lineno,
+                         traceback=text)
+    if isinstance(error, ValueError):  # e.g. a null byte in the source
+        return LoadError(found="source", summary=f"the file cannot be read as Python source: {error}")
+    return LoadError(found="source", summary=f"the file is nested too deeply to parse ({type(error).__name__})")

@@ -74,6 +74,18 @@ def test_adapter_shapes_and_init(sandbox, case):
         raise AssertionError(f"state_dict() lacks {missing}; its keys are {result['state_keys']}")
 
 
+@pytest.mark.points(1)
+@given(case=cases())
+@example(case=NO_BIAS)
+def test_adapters_take_the_base_dtype(sandbox, case):
+    """lora_A and lora_B are created in the base weight's dtype (a float64 base gives float64 adapters)"""
+    t = case.tensors(torch.float64)
+    result = call(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
+    what = f"{case.describe()} with a float64 base"
+    expect_tensor(result["A"], shape=(case.r, case.in_features), dtype=torch.float64, name=f"lora_A of {what}")
+    expect_tensor(result["B"], shape=(case.out_features, case.r), dtype=torch.float64, name=f"lora_B of {what}")
+
+
 @pytest.mark.points(2)
 @pytest.mark.visibility("visible")
 @pytest.mark.hint("Keep the base layer object itself (no copy) and set requires_grad False on its "

@@ -8,7 +8,8 @@ or a row names a check that does not exist. It lives beside the corpus (judge si
 never shipped with the prompt, outside the checks' fingerprint).
 
 The unit is a paragraph of the README (list items and prose alike) outside "Example" and
-"Trying it"; a paragraph holding several rules gets one row per rule. A value is a list
+"Trying it"; a paragraph holding several rules gets one row per rule. Code blocks there
+(signatures) may be quoted, for a rule only a signature states (a default), but need no row. A value is a list
 of check ids (test function names in checks/) and "forbidden:API" (the tripwire, for an
 API in exercise.toml's forbidden list), or the string "not checked: <why>" for what is
 not a rule (a definition, advice, a promise about the checks' own inputs).
@@ -39,6 +40,7 @@ NO_RULES = re.compile(r"(Example|Trying it)")
 class Paragraph:
     section: str
     text: str  # whitespace collapsed
+    needs_a_row: bool = True  # False for a code block (a signature): quotable, not required
 
 
 def _flat(text: str) -> str:
@@ -49,11 +51,14 @@ def prompt_paragraphs(readme: str) -> list[Paragraph]:
     """The README's paragraphs (prose and list items) under a level-2 heading that states rules."""
     tokens = MarkdownIt("commonmark").parse(readme)
     section, out = None, []
-    for before, token, after in zip(tokens, tokens[1:], tokens[2:]):
+    for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.tag == "h2":
-            section = after.content
-        elif token.type == "inline" and before.type == "paragraph_open" and section and not NO_RULES.match(section):
-            out.append(Paragraph(section, _flat(token.content)))
+            section = tokens[i + 1].content
+        elif section and not NO_RULES.match(section):
+            if token.type == "inline" and tokens[i - 1].type == "paragraph_open":
+                out.append(Paragraph(section, _flat(token.content)))
+            elif token.type == "fence":
+                out.append(Paragraph(section, _flat(token.content), needs_a_row=False))
     return out
 
 
@@ -88,7 +93,8 @@ def table_problems(ex: Exercise, path: Path) -> list[str]:
                 problems.append(f"{quote!r}: {api} is not in exercise.toml's forbidden list")
             elif not check.startswith("forbidden:") and check not in known:
                 problems.append(f"{quote!r}: no check named {check} in {ex.checks_dir}")
-    problems += [f"no row for: [{p.section}] {p.text[:100]}" for p in paragraphs if p not in covered]
+    problems += [f"no row for: [{p.section}] {p.text[:100]}" for p in paragraphs
+                 if p.needs_a_row and p not in covered]
     named = {c for held_by in rows.values() if isinstance(held_by, list) for c in held_by}
     problems += [f"{check} holds no sentence of the prompt" for check in sorted(known - named)]
     return problems

@@ -38,3 +38,19 @@ def test_a_scheduler_that_refuses_too_late_loses_the_rejection_check_only(tmp_pa
     statuses = _statuses("warmup_cosine_scheduler", source, tmp_path, "scheduler.py")
     assert statuses["test_rejects_bad_arguments"] is Status.FAILED
     assert {s for name, s in statuses.items() if name != "test_rejects_bad_arguments"} == {Status.PASSED}
+
+
+def test_a_clamp_that_changes_its_input_loses_the_input_check(tmp_path):
+    """autograd_function: "x itself is never modified" had no check of its own (gradcheck only tripped on it)."""
+    source = (SOLUTIONS / "autograd_function" / "mutants" / "clamps_x_in_place.py").read_text()
+    statuses = _statuses("autograd_function", source, tmp_path, "clamp_function.py")
+    assert statuses["test_input_left_unchanged"] is Status.FAILED
+    assert statuses["test_forward_values"] is statuses["test_gradient_at_the_bounds"] is Status.PASSED
+
+
+def test_adapters_in_the_default_dtype_lose_the_dtype_check(tmp_path):
+    """lora_linear: "with the base weight's dtype" had no check of its own (float64 precision only tripped on it)."""
+    source = (SOLUTIONS / "lora_linear" / "mutants" / "adapters_in_default_dtype.py").read_text()
+    statuses = _statuses("lora_linear", source, tmp_path, "lora.py")
+    assert statuses["test_adapters_take_the_base_dtype"] is Status.FAILED
+    assert statuses["test_forward_with_scaling"] is statuses["test_adapter_shapes_and_init"] is Status.PASSED

@@ -97,3 +97,15 @@ def inplace_after_forward(x, new_values, grad_out, lower=None, upper=None):
         return {"raised": {"type": type(e).__name__, "qualnames": [c.__name__ for c in type(e).__mro__],
                            "message": str(e)[:300]}}
     return {"grad": _plain(leaf.grad)}
+
+
+def input_after_call(x, grad_out, lower=None, upper=None, *, requires_grad=True):
+    """clamp(x, ...) (and, with requires_grad, its backward); the caller's x as it is afterwards.
+
+    Returns {"x_after": x's values after the call}.
+    """
+    x = x.clone().requires_grad_(requires_grad)
+    out = clamp_function.clamp(x, lower, upper)
+    if requires_grad and isinstance(out, torch.Tensor) and out.requires_grad:
+        out.backward(grad_out)
+    return {"x_after": _plain(x)}

@@ -101,3 +101,39 @@ def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, los
         "step_grads": optimizer.step_grads,
         "params": {n: p.detach().clone() for n, p in model.named_parameters()},
     }
+
+
+def refusal(params, batches, accumulation_steps, *, stale):
+    """What train_with_accumulation touched before it raised, for the check of "raise before touching
+    the model, the optimizer or batches".
+
+    The model holds ``params`` and the ``stale`` gradients; ``batches`` comes as a generator that counts
+    the micro-batches pulled from it. Returns {"raised": False} when the call did not raise (the refusal
+    itself is another call's business), else the optimizer's calls, the model's forward calls, the
+    micro-batches pulled, and the parameters and their .grad after the error.
+    """
+    model = _model(params)
+    for name, p in model.named_parameters():
+        p.grad = stale[name].clone()
+    forward_calls: list[int] = []
+    model.register_forward_pre_hook(lambda module, args: forward_calls.append(1))
+    optimizer = RecordingSGD(model, lr=0.1)
+    pulled: list[int] = []
+
+    def source():
+        for x, y in batches:
+            pulled.append(1)
+            yield x, y
+
+    try:
+        grad_accum.train_with_accumulation(model, optimizer, nn.MSELoss(), source(), accumulation_steps)
+    except Exception:
+        return {
+            "raised": True,
+            "events": optimizer.events,
+            "forward_calls": len(forward_calls),
+            "pulled": len(pulled),
+            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+            "grads": {n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()},
+        }
+    return {"raised": False}

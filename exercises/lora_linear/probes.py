@@ -154,3 +154,19 @@ def lora_merge(weight, bias, r, alpha, A, B, x):
                 p.add_(1.0)
         report["out_after_edit"] = _plain(layer(x))
     return report
+
+
+def lora_merged_tensors(weight, bias, r, alpha, A, B):
+    """Set A and B, then merged = layer.merge(): its weight and bias (None when it has none), nothing run.
+
+    For the dtype of the merged layer: merged(x) is not called, so a merged layer in another dtype than
+    the base comes back as such instead of failing inside the probe.
+    """
+    torch.manual_seed(0)
+    layer = lora.LoRALinear(_base(weight, bias), r, alpha)
+    problem = _set(layer, A, B)
+    if problem is not None:
+        return {"set_failed": problem}
+    with torch.no_grad():
+        merged = layer.merge()
+    return {"weight": _plain(getattr(merged, "weight", None)), "bias": _plain(getattr(merged, "bias", None))}

@@ -183,3 +183,38 @@ def amp_error(max_grad_norm, device_type):
     batch = (torch.randn(2, 4), torch.randn(2, 3))
     amp_step.amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(),
                             max_grad_norm=max_grad_norm, device_type=device_type)
+
+
+def amp_refusal(params, stale, max_grad_norm, device_type):
+    """What amp_train_step did before it raised, for the check of "both before anything else happens".
+
+    The model holds ``params`` and the ``stale`` gradients. Returns {"raised": False} when the call did
+    not raise (the refusal itself is amp_error's business), else the events logged before the error
+    (optimizer, scaler, forward pass, loss_fn), the parameters and their .grad, and the scaler's scale.
+    """
+    model = _model(params)
+    for name, p in model.named_parameters():
+        p.grad = stale[name].clone()
+    events: list[str] = []
+    optimizer = RecordingSGD(model, events, 0.1, 0.0)
+    scaler = RecordingScaler(events, init_scale=1024.0)
+    model.register_forward_pre_hook(lambda module, args: events.append("forward"))
+    mse = nn.MSELoss()
+
+    def loss_fn(output, target):
+        events.append("loss_fn")
+        return mse(output, target)
+
+    batch = (torch.randn(2, 4), torch.randn(2, 3))
+    try:
+        amp_step.amp_train_step(model, optimizer, scaler, batch, loss_fn,
+                                max_grad_norm=max_grad_norm, device_type=device_type)
+    except Exception:
+        return {
+            "raised": True,
+            "events": list(events),
+            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+            "grads": {n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()},
+            "scale": float(scaler.get_scale()),
+        }
+    return {"raised": False}

@@ -186,6 +186,22 @@ def test_input_modified_in_place_after_forward(sandbox, a, b, seed):
 
 
 @pytest.mark.points(1)
+@given(a=on_grid, b=on_grid, requires_grad=st.booleans(), seed=seeds)
+@example(a=-0.5, b=0.5, requires_grad=True, seed=0)
+@example(a=-0.5, b=0.5, requires_grad=False, seed=1)
+def test_input_left_unchanged(sandbox, a, b, requires_grad, seed):
+    """x itself is never modified (forward and backward leave the caller's tensor as it was)"""
+    lower, upper = ordered(a, b)
+    x, grad_out = inputs((12,), seed)
+    x[0], x[1] = lower - 1.0, upper + 1.0  # something to clamp on both sides, whatever the seed
+    result = sandbox.call("input_after_call", x, grad_out, lower, upper, requires_grad=requires_grad)
+    after = expect_tensor(result["x_after"], shape=tuple(x.shape), dtype=x.dtype,
+                          name=f"x after {describe(x, lower, upper)}")
+    expect_close(after, x, f"x after {describe(x, lower, upper)} (clamp must return a new tensor and "
+                 "leave x as it was, not clamp x in place)", atol=0.0, rtol=0.0)
+
+
+@pytest.mark.points(1)
 def test_rejects_min_greater_than_max(sandbox):
     """ValueError naming min and max when min > max"""
     for lower, upper in [(1.0, 0.5), (0.0, -0.0625), (2.0, -2.0)]:

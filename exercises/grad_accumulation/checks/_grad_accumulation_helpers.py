@@ -182,3 +182,35 @@ def check_losses(result: dict, case: Case) -> None:
             raise AssertionError(f"{case.describe()}: loss {s} must be a Python float, it is {got['unsupported']}")
         expect_scalar(got, w, name=f"{case.describe()}: loss {s}", types=(float,), rtol=RTOL, atol=ATOL,
                       note="the group's full-batch loss before the step")
+
+
+def stale_grads(seed: int) -> dict:
+    """Gradients the probe puts in .grad before the call, large enough to show in a step."""
+    g = torch.Generator().manual_seed(seed)
+    return {n: torch.randn(shape, generator=g, dtype=torch.float64) * 10 for n, shape in PARAMS.items()}
+
+
+def _unchanged(got, want: torch.Tensor, name: str) -> bool:
+    """``got`` (from the sandbox) is still exactly ``want``: a None .grad counts as changed."""
+    if got is None:
+        return False
+    got = expect_tensor(got, shape=tuple(want.shape), dtype=want.dtype, finite=False, name=name)
+    return bool(torch.equal(got, want))
+
+
+def touched_before_refusal(seen: dict, case: Case, stale: dict) -> list[str]:
+    """What the refusal probe saw happen before the ValueError, in words; [] when nothing was touched."""
+    if not seen.get("raised"):
+        return []
+    touched = []
+    if seen["events"]:
+        touched.append(f"the optimizer got {seen['events']}")
+    if seen["forward_calls"]:
+        touched.append(f"the model was called {seen['forward_calls']} time(s)")
+    if seen["pulled"]:
+        touched.append(f"{seen['pulled']} micro-batch(es) were pulled from batches (a generator, now spent)")
+    changed = [n for n in PARAMS if not _unchanged(seen["params"][n], case.params[n], n)]
+    changed += [f"{n}.grad" for n in PARAMS if not _unchanged(seen["grads"][n], stale[n], f"{n}.grad")]
+    if changed:
+        touched.append(f"the model's {', '.join(changed)} changed")
+    return touched

@@ -7,18 +7,18 @@ The truth is one full-batch SGD step per group, computed judge-side (see the hel
 from __future__ import annotations
 
 import pytest
-import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from _grad_accumulation_helpers import (
-    PARAMS,
     Case,
     check_gradients,
     check_losses,
     check_params,
     run,
     seeds,
+    stale_grads,
+    touched_before_refusal,
 )
 from grader.judge import candidate_raises
 
@@ -106,9 +106,7 @@ def test_unequal_micro_batch_sizes(sandbox, sizes, k, seed):
 def test_stale_gradients_are_not_stepped(sandbox):
     """Gradients already in .grad before the call are not part of the first step"""
     case = Case(sizes=(2, 2, 2, 2), k=2, seed=11)
-    g = torch.Generator().manual_seed(12)
-    stale = {n: torch.randn(shape, generator=g, dtype=torch.float64) * 10 for n, shape in PARAMS.items()}
-    result = run(sandbox, case, stale=stale)
+    result = run(sandbox, case, stale=stale_grads(12))
     check_gradients(result, case)
     check_params(result, case)
 
@@ -148,8 +146,15 @@ def test_no_batches(sandbox):
 
 @pytest.mark.points(1)
 def test_rejects_bad_accumulation_steps(sandbox):
-    """ValueError naming accumulation_steps when it is < 1"""
+    """ValueError naming accumulation_steps when it is < 1, before the model, optimizer or batches are touched"""
     for k in (0, -2):
         case = Case(sizes=(2, 2), k=k, seed=16)
         with candidate_raises("ValueError", match="accumulation_steps"):
             run(sandbox, case)
+        stale = stale_grads(17)
+        seen = sandbox.call("refusal", case.params, case.batches, k, stale=stale)
+        touched = touched_before_refusal(seen, case, stale)
+        if touched:
+            raise AssertionError(f"accumulation_steps={k}: the ValueError came after the call had begun: "
+                                 f"{'; '.join(touched)}. Check accumulation_steps first, before touching the "
+                                 "model, the optimizer or batches")

@@ -20,6 +20,8 @@ F32 = {"atol": 1e-5, "rtol": 1e-5}
 F64 = {"atol": 1e-10, "rtol": 1e-10}
 
 ALPHAS = (0.5, 1.0, 2.0, 3.0, 4.0, 8.0, 16.0)
+#: The README's "alpha may come as an int": the whole ones among ALPHAS, as Python ints.
+INT_ALPHAS = (1, 2, 3, 4, 8, 16)
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,13 @@ class Case:
 
 
 @st.composite
-def cases(draw, *, bias=None) -> Case:
+def cases(draw, *, bias=None, alphas=ALPHAS) -> Case:
     n_lead = draw(st.integers(0, 2))
     return Case(
         in_features=draw(st.integers(1, 6)),
         out_features=draw(st.integers(1, 6)),
         r=draw(st.integers(1, 4)),
-        alpha=draw(st.sampled_from(ALPHAS)),
+        alpha=draw(st.sampled_from(alphas)),
         bias=draw(st.booleans()) if bias is None else bias,
         lead=tuple(draw(st.lists(st.integers(1, 3), min_size=n_lead, max_size=n_lead))),
         seed=draw(st.integers(0, 2**32 - 1)),
@@ -75,6 +77,8 @@ def cases(draw, *, bias=None) -> Case:
 PLAIN = Case(in_features=4, out_features=3, r=2, alpha=8.0, bias=True, lead=(5,), seed=1)
 NO_BIAS = Case(in_features=3, out_features=5, r=3, alpha=2.0, bias=False, lead=(2, 2), seed=2)
 VECTOR = Case(in_features=2, out_features=4, r=4, alpha=1.0, bias=True, lead=(), seed=3)
+#: An int alpha that r does not divide: alpha // r (1) and alpha / r (1.5) differ.
+INT_ALPHA = Case(in_features=4, out_features=3, r=2, alpha=3, bias=True, lead=(5,), seed=4)
 
 
 # ------------------------------------------------------------------------ reference

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 from hypothesis import example, given
 
 from _lora_linear_helpers import (
+    INT_ALPHA,
+    INT_ALPHAS,
     NO_BIAS,
     PLAIN,
     VECTOR,
@@ -19,7 +23,7 @@ from _lora_linear_helpers import (
     reference,
     reference_grads,
 )
-from grader.judge import candidate_raises, expect_gradient, expect_tensor
+from grader.judge import CandidateError, candidate_raises, expect_gradient, expect_tensor
 
 
 def _build(sandbox, case: Case) -> tuple[dict, dict]:
@@ -72,6 +76,18 @@ def test_adapter_shapes_and_init(sandbox, case):
     missing = [k for k in ("lora_A", "lora_B", "base.weight") if k not in result["state_keys"]]
     if missing:
         raise AssertionError(f"state_dict() lacks {missing}; its keys are {result['state_keys']}")
+
+
+@pytest.mark.points(1)
+@given(case=cases())
+@example(case=NO_BIAS)
+def test_adapters_take_the_base_dtype(sandbox, case):
+    """lora_A and lora_B are created in the base weight's dtype (a float64 base gives float64 adapters)"""
+    t = case.tensors(torch.float64)
+    result = call(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
+    what = f"{case.describe()} with a float64 base"
+    expect_tensor(result["A"], shape=(case.r, case.in_features), dtype=torch.float64, name=f"lora_A of {what}")
+    expect_tensor(result["B"], shape=(case.out_features, case.r), dtype=torch.float64, name=f"lora_B of {what}")
 
 
 @pytest.mark.points(2)
@@ -144,6 +160,31 @@ def test_float64(sandbox, case):
           "layer(x) in float64", case)
 
 
+@pytest.mark.points(1)
+@given(case=cases(alphas=INT_ALPHAS))
+@example(case=INT_ALPHA)
+def test_alpha_may_be_an_int(sandbox, case):
+    """alpha given as an int (3, not 3.0) works as the same float does: forward and merge"""
+    as_float = replace(case, alpha=float(case.alpha))
+    what = f"alpha={case.alpha} (an int)"
+    try:
+        out, t = _forward(sandbox, case)
+        merged, _ = _merge(sandbox, case)
+    except CandidateError as e:
+        raise AssertionError(f"{case.describe()}: with {what} your code raised {e}; alpha may come as an int "
+                             "or a float") from None
+    out_float, _ = _forward(sandbox, as_float)
+    merged_float, _ = _merge(sandbox, as_float)
+    close(output(out["out"], case, f"layer(x) with {what}"),
+          output(out_float["out"], case, f"layer(x) with alpha={as_float.alpha}"),
+          f"layer(x) with {what} must equal layer(x) with alpha={as_float.alpha}", case)
+    shape = (case.out_features, case.in_features)
+    close(expect_tensor(merged["weight"], shape=shape, dtype=torch.float32, name=f"merged weight with {what}"),
+          expect_tensor(merged_float["weight"], shape=shape, dtype=torch.float32,
+                        name=f"merged weight with alpha={as_float.alpha}"),
+          f"merge()'s weight with {what} must equal that with alpha={as_float.alpha}", case)
+
+
 @pytest.mark.points(2)
 @given(case=cases())
 @example(case=PLAIN)
@@ -192,6 +233,23 @@ def test_merge_gives_an_equivalent_linear(sandbox, case):
         bias = expect_tensor(result["bias"], shape=(case.out_features,), dtype=torch.float32, name="merged bias")
         close(bias, t["bias"], "merged bias (the base's)", case)
     close(output(result["merged_out"], case, "merged(x)"), reference(t, case), "merged(x)", case)
+
+
+@pytest.mark.points(1)
+@given(case=cases())
+@example(case=NO_BIAS)
+def test_merge_keeps_the_base_dtype(sandbox, case):
+    """merge() of a layer with a float64 base gives a float64 nn.Linear (weight and bias)"""
+    t = case.tensors(torch.float64)
+    result = call(sandbox, "lora_merged_tensors", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"])
+    what = f"{case.describe()} with a float64 base"
+    for name in ("weight", "bias"):
+        if result[name] is None and name == "bias":
+            continue  # whether a bias belongs there is test_merge_gives_an_equivalent_linear's rule
+        got = expect_tensor(result[name], finite=False, name=f"merge()'s {name}, {what}")
+        if got.dtype != torch.float64:
+            raise AssertionError(f"{what}: merge()'s {name} is {got.dtype}; the merged nn.Linear must have the "
+                                 "base's dtype, torch.float64 (pass dtype= when you build it)")
 
 
 @pytest.mark.points(2)

@@ -199,3 +199,36 @@ def check_returned(calls: list, case: Case, ref: list[RefStep], rel: float = REL
                                  f"{want.scale:g} after scaler.update()")
         expect_scalar(r["loss"], want.loss, name=f"{where} loss", types=(float,), atol=ABS, rtol=rel,
                       note="the float32 loss; inf where the forward overflowed")
+
+
+# ---------------------------------------------------------------------- refusals
+
+
+def stale_grads(seed: int) -> dict:
+    """Gradients the probe puts in .grad before a call."""
+    g = torch.Generator().manual_seed(seed)
+    return {n: torch.randn(shape, generator=g) for n, shape in PARAMS.items()}
+
+
+def _unchanged(got, want: torch.Tensor, name: str) -> bool:
+    """``got`` (from the sandbox) is still exactly ``want``: a None .grad counts as changed."""
+    if got is None:
+        return False
+    got = expect_tensor(got, shape=tuple(want.shape), dtype=want.dtype, finite=False, name=name)
+    return bool(torch.equal(got, want))
+
+
+def happened_before_refusal(seen: dict, params: dict, stale: dict, init_scale: float) -> list[str]:
+    """What the refusal probe saw happen before the ValueError, in words; [] when nothing did."""
+    if not seen.get("raised"):
+        return []
+    happened = []
+    if seen["events"]:
+        happened.append(f"these calls were made: {seen['events']}")
+    changed = [n for n in PARAMS if not _unchanged(seen["params"][n], params[n], n)]
+    changed += [f"{n}.grad" for n in PARAMS if not _unchanged(seen["grads"][n], stale[n], f"{n}.grad")]
+    if changed:
+        happened.append(f"the model's {', '.join(changed)} changed")
+    if seen["scale"] != init_scale:
+        happened.append(f"the scaler's scale went from {init_scale:g} to {seen['scale']}")
+    return happened

@@ -19,9 +19,11 @@ from _mixed_precision_step_helpers import (
     check_params,
     check_returned,
     check_step_grads,
+    happened_before_refusal,
     make_params,
     reference,
     seeds,
+    stale_grads,
 )
 from grader.judge import candidate_raises, expect_bounded
 
@@ -161,9 +163,16 @@ def test_random_runs(sandbox, seed, clip, momentum, poisoned):
 
 @pytest.mark.points(1)
 def test_rejects_bad_arguments(sandbox):
-    """ValueError naming the argument: max_grad_norm <= 0, device_type not 'cpu' or 'cuda'"""
+    """ValueError naming the argument: max_grad_norm <= 0, device_type not 'cpu' or 'cuda', before anything else"""
+    params, stale = make_params(20), stale_grads(21)
     for max_grad_norm, device_type, name in ((0.0, "cpu", "max_grad_norm"), (-1.0, "cpu", "max_grad_norm"),
                                               (None, "tpu", "device_type"), (None, "CPU", "device_type")):
         with candidate_raises("ValueError", match=name):
             sandbox.call("amp_error", max_grad_norm, device_type)
+        seen = sandbox.call("amp_refusal", params, stale, max_grad_norm, device_type)
+        happened = happened_before_refusal(seen, params, stale, init_scale=1024.0)
+        if happened:
+            raise AssertionError(f"max_grad_norm={max_grad_norm}, device_type={device_type!r}: the ValueError "
+                                 f"came after the step had begun: {'; '.join(happened)}. Check both arguments "
+                                 "first, before zero_grad(), the forward pass or the scaler")
 

@@ -52,7 +52,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
             oci_runtime.require_runtime(client, oci, gpu=gpu is not None)
             found = client.images.get(name)
         except ImageNotFound:
-            raise InfraError(*_not_built(name, wanted, chosen=image is not None)) from None
+            raise _not_built(name, wanted, chosen=image is not None) from None
         except DockerException as e:
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
@@ -62,13 +62,14 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     return Sandbox(start, call_timeout_s=limits.call_timeout_s, max_frame_bytes=limits.result_mb * 1024 * 1024), info
 
 
-def _not_built(name: str, flavor: Flavor, *, chosen: bool) -> tuple[str, str]:
-    """The message and hint for a missing image: the CUDA one names why it is needed and how to get it."""
+def _not_built(name: str, flavor: Flavor, *, chosen: bool) -> InfraError:
+    """A missing image, as "not graded": the CUDA one says why it is needed and how to get it."""
     if chosen:
-        return f"The sandbox image {name} (asked for by name) does not exist.", "Build it or name another image."
+        return InfraError(f"The sandbox image {name} (asked for by name) does not exist.",
+                          hint="Build it or name another image.")
     if flavor is Flavor.CUDA:
-        return (f"GPUs were requested, and gradings with GPUs run in the CUDA image {name}, which is not built.",
-                "Run `grader sandbox build --cuda` (downloads the CUDA build of torch and its nvidia-* wheels, "
-                "several GB), then grade again; or grade without --gpus.")
-    return (f"The sandbox image {name} is not built.",
-            "Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.")
+        return InfraError(f"GPUs were requested, and gradings with GPUs run in the CUDA image {name}, which is not "
+                          "built.", hint="Run `grader sandbox build --cuda` (downloads the CUDA build of torch and "
+                          "its nvidia-* wheels, several GB), then grade again; or grade without --gpus.")
+    return InfraError(f"The sandbox image {name} is not built.",
+                      hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.")

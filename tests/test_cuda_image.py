@@ -262,3 +262,20 @@ def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_clien
     assert not report.graded and report.score == 0
     assert "NVIDIA Container Toolkit" in report.not_graded_reason or "NVIDIA GPU and driver" in \
         report.not_graded_reason, report.not_graded_reason
+
+
+@pytest.mark.gpu
+@pytest.mark.docker
+def test_on_a_gpu_host_the_cuda_checks_run_in_the_cuda_image(docker_client):
+    """What scripts/gpu-smoke.sh checks, for a GPU machine's test run (the CUDA image must be built)."""
+    from grader.grading import grade
+
+    if image.find_runtime_image(docker_client, flavor=Flavor.CUDA) is None:
+        pytest.fail(f"build the CUDA image first: grader sandbox build --cuda ({image.runtime_image_name(flavor=Flavor.CUDA)})")
+    report = grade(EXERCISES / "mixed_precision_step", Path(__file__).parent.parent / "solutions" /
+                   "mixed_precision_step" / "amp_step.py", sandbox="docker", gpus="all")
+    assert report.graded, report.not_graded_reason
+    env = report.environment
+    assert env.image == image.runtime_image_name(flavor=Flavor.CUDA) and env.cuda_version and env.sandbox_gpus
+    cuda = [c for c in report.checks if "cuda" in c.id]
+    assert cuda and all(c.status.value == "passed" for c in cuda), [(c.name, c.status, c.message) for c in cuda]

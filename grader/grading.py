@@ -26,7 +26,8 @@ from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility, total
 from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
-from grader.sandbox.gpu import plan_gpus
+from grader.sandbox.flavor import flavor_for
+from grader.sandbox.gpu import plan_gpus, version_from_hello as _text
 from grader.sandbox.oci_runtime import resolve_runtime
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
@@ -54,7 +55,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     source = read_submission(path)
     plan = plan_gpus(ex.config.exercise.gpu, gpus)
     seed = ex.config.checks.seed if seed is None else seed
-    choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image)
+    choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(
+        sandbox, image=image, flavor=flavor_for(plan.request))
     sandbox = choice.kind
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
 
@@ -121,6 +123,9 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     env.python_version = run.sandbox.get("python")
     env.image = run.sandbox.get("image")
     env.image_id = run.sandbox.get("image_id")
+    env.cuda_version = _text(run.sandbox.get("cuda_version"))
+    gpus_seen = run.sandbox.get("gpus")
+    env.sandbox_gpus = gpus_seen if type(gpus_seen) is int and gpus_seen >= 0 else None
     try:
         from importlib.metadata import version
 

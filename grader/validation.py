@@ -98,19 +98,20 @@ def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidat
 
 def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                        seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
-                       runtime: str | None = None) -> Iterator[ExerciseValidation]:
+                       runtime: str | None = None, gpus: str | None = None) -> Iterator[ExerciseValidation]:
     """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
     order as soon as its own files are graded.
 
     One pool for all, not one per exercise: the last slow gradings of one exercise
     overlap the first ones of the next instead of leaving workers idle. ``runtime`` is
-    the Docker sandbox's OCI runtime, the same for every file.
+    the Docker sandbox's OCI runtime, the same for every file; ``gpus`` the GPU request (the
+    exercise's policy decides, as for ``grader submit``).
     """
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
 
     def run(ex: Exercise, kind: str, path: Path | None) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
-        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime)
+        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus)
         return Verdict(kind, path or ex.stub, report, _judge(kind, report)), start, time.perf_counter()
 
     try:

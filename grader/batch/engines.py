@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from grader.batch.jobs import Job, grade_job
 from grader.errors import UsageError
@@ -54,11 +55,16 @@ class RayEngine:
     started from an empty private folder of its own, kept while the engine lives,
     so nothing in the folder where ``grader batch`` runs is imported by a worker
     (``grader.child_python``).
+
+    A GPU grading asks Ray for ``num_gpus`` and its container gets exactly the GPUs
+    Ray assigned to the task (:func:`on_assigned_gpus`), not ``--gpus all`` of the
+    node: Ray never hands one GPU to two whole-GPU tasks at once, so two gradings
+    never share a GPU. ``grade`` is what a task runs (tests pass a fake).
     """
 
     name = "ray"
 
-    def __init__(self, jobs: int, address: str | None = None):
+    def __init__(self, jobs: int, address: str | None = None, *, grade: Callable[[Job], Report] = grade_job):
         try:
             import ray
         except ImportError:
@@ -73,7 +79,8 @@ class RayEngine:
                     ray.init(address=address, log_to_driver=False)
                 else:
                     ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
-        self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(grade_job)
+        self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(
+            _on_the_tasks_gpus(grade))
 
     def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
         """Ray schedules the task where and when it can, unseen from here: ``on_start`` is called at once."""
@@ -91,6 +98,28 @@ def _started_then_graded(job: Job, on_start: Callable[[], None] | None) -> Repor
     if on_start is not None:
         on_start()
     return grade_job(job)
+
+
+def on_assigned_gpus(job: Job, gpu_ids: Sequence[int | str]) -> Job:
+    """``job`` with its GPU request narrowed to the devices the scheduler assigned (``device=1,3``).
+
+    A job that asked for none, or a task given none, is left as it is.
+    """
+    if job.gpus is None or not gpu_ids:
+        return job
+    return replace(job, gpus="device=" + ",".join(str(i) for i in gpu_ids))
+
+
+def _on_the_tasks_gpus(grade: Callable[[Job], Report]) -> Callable[[Job], Report]:
+    """What a Ray task runs: ``grade`` on the job narrowed to the GPUs Ray gave this task."""
+
+    def run(job: Job) -> Report:
+        import ray
+
+        return grade(on_assigned_gpus(job, ray.get_gpu_ids()))
+
+    run.__name__ = run.__qualname__ = "grade_job"  # how the task is named in Ray's dashboard and errors
+    return run
 
 
 def open_engine(name: str, *, jobs: int, address: str | None = None):

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
-from grader.cli.options import runtime_option
+from grader.cli.options import gpus_option, runtime_option
 from grader.sandbox.oci_runtime import resolve_runtime
 from grader.unknown_exercise import UnknownExercise
 
@@ -23,7 +23,7 @@ from grader.unknown_exercise import UnknownExercise
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: threads on this machine; ray: one Ray task per grading.")
 @click.option("--ray-address", help="Ray cluster to join (default with --engine ray: start one here).")
-@click.option("--gpus", help="GPU request per grading: all, a count, or device=0,1.")
+@gpus_option("each grading; with --engine ray each gets its own GPU(s)")
 @click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True,
               help="Where candidate code runs. 'local' is NOT isolated; batch never falls back to it by itself.")
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,

@@ -7,6 +7,13 @@ import click
 from grader.sandbox.oci_runtime import RUNTIMES
 
 
+def gpus_option(what: str = "the sandbox"):
+    """``--gpus`` for a command that grades: the spelling ``docker run --gpus`` takes; a grading given GPUs runs
+    in the CUDA image (``grader sandbox build --cuda``)."""
+    return click.option("--gpus", help=f"GPU request for {what}: all, a count, or device=0,1. Gradings with GPUs "
+                                       "run in the CUDA image (`grader sandbox build --cuda`).")
+
+
 def runtime_option(recorded: str = "Recorded in each report."):
     """``--runtime`` for a command that grades in Docker; ``recorded`` ends the help with what it keeps."""
     return click.option("--runtime", type=click.Choice(RUNTIMES), default=None,

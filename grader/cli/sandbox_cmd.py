@@ -33,19 +33,25 @@ def sandbox() -> None:
     "debootstrap when possible.",
 )
 @click.option("--force", is_flag=True, help="Rebuild (without the layer cache) even if up to date.")
-def build(base: str, force: bool) -> None:
-    """Build the runtime image grader-runtime:<hash>, if it is not up to date."""
+@click.option("--cuda", is_flag=True,
+              help="Build the CUDA image grader-runtime-cuda:<hash> (same torch, the index's CUDA build "
+              "with its nvidia-* wheels: several GB) that gradings with --gpus use.")
+def build(base: str, force: bool, cuda: bool) -> None:
+    """Build the runtime image grader-runtime:<hash> (or, with --cuda, grader-runtime-cuda:<hash>), if it is not
+    up to date."""
     from grader.sandbox import engine, image
+    from grader.sandbox.flavor import Flavor
 
+    flavor = Flavor.CUDA if cuda else Flavor.CPU
     try:
         t0 = time.monotonic()
         client = engine.connect()
-        name = image.runtime_image_name()
-        if not force and image.find_runtime_image(client) is not None:
+        name = image.runtime_image_name(flavor=flavor)
+        if not force and image.find_runtime_image(client, flavor=flavor) is not None:
             # build_runtime_image says so itself (name and id); nothing else to print.
-            image.build_runtime_image(client, base=base, log=click.echo)
+            image.build_runtime_image(client, base=base, log=click.echo, flavor=flavor)
             return
-        img = image.build_runtime_image(client, base=base, force=force, log=click.echo)
+        img = image.build_runtime_image(client, base=base, force=force, log=click.echo, flavor=flavor)
         info = image.image_info(img)
         click.echo(f"built {name}: id {info['id']} in {time.monotonic() - t0:.0f} s")
     except GraderError as e:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from grader.cli.options import runtime_option
+from grader.cli.options import gpus_option, runtime_option
 from grader.errors import EXIT_INFRA
 
 SANDBOXES = ("auto", "docker", "local")
@@ -28,7 +28,7 @@ SANDBOXES = ("auto", "docker", "local")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the JSON report here.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), help="Write the HTML scorecard here.")
 @click.option("--md", "md_path", type=click.Path(path_type=Path), help="Write the Markdown scorecard here.")
-@click.option("--gpus", help="GPU request for the sandbox: all, a count, or device=0,1.")
+@gpus_option()
 @click.option("--seed", type=int, help="Hypothesis seed (default: the exercise's; recorded in the report).")
 @click.option("--audience", type=click.Choice(["candidate", "panel"]), default="candidate", show_default=True,
               help="candidate: hidden checks show name, points and status only (the JSON too); panel: everything.")
@@ -56,6 +56,8 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
     from grader.sandbox.choice import choose_sandbox
+    from grader.sandbox.flavor import flavor_for
+    from grader.sandbox.gpu import plan_gpus
 
     check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
     if bundle_dir is not None:
@@ -66,7 +68,7 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     target = resolve_target(exercise, submission, cwd=cwd)
     console, err = Console(), Console(stderr=True, highlight=False)
     timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count
-    choice = choose_sandbox(sandbox)
+    choice = choose_sandbox(sandbox, flavor=flavor_for(plan_gpus(target.exercise.config.exercise.gpu, gpus).request))
     if choice.note:
         err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
     if choice.kind == "docker":

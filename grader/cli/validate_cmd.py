@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INVALID
-from grader.cli.options import runtime_option
+from grader.cli.options import gpus_option, runtime_option
 
 
 @click.command("validate")
@@ -20,8 +20,9 @@ from grader.cli.options import runtime_option
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
+@gpus_option("each grading (checks marked gpu run instead of skipping)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -47,7 +48,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, runtime):
         runtime = None
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
-                                     solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime):
+                                     solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
+                                     gpus=gpus):
         results.append(result)
         table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")

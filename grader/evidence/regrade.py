@@ -29,7 +29,8 @@ from grader.exercise import load_catalog_exercise
 from grader.grading import grade, read_submission
 from grader.reports.compare import outcome_differences
 from grader.reports.model import Report
-from grader.sandbox.image import IMAGE_REPO, TAG_LENGTH
+from grader.sandbox.flavor import SPECS
+from grader.sandbox.image import TAG_LENGTH
 from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
 from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
 
@@ -109,16 +110,19 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
 
 
 def _image(recorded: str | None) -> tuple[str | None, list[str]]:
-    """The recorded runtime image, when it is one of the grader's own (``grader-runtime:<tag>``).
+    """The recorded runtime image, when it is one of the grader's own (``grader-runtime:<tag>``, or the CUDA
+    image ``grader-runtime-cuda:<tag>``).
 
     A report is data anyone can edit: naming any other image on the host would run the
     submission in a container of the report's choosing. Such a name is not used (the current
     runtime image grades instead) and is noted.
     """
-    if recorded is None or re.fullmatch(rf"{re.escape(IMAGE_REPO)}:[0-9a-f]{{{TAG_LENGTH}}}", recorded):
+    repos = "|".join(re.escape(spec.repo) for spec in SPECS.values())
+    if recorded is None or re.fullmatch(rf"(?:{repos}):[0-9a-f]{{{TAG_LENGTH}}}", recorded):
         return recorded, []
     return None, [f"the report names the image {recorded!r}, which is not a grader runtime image "
-                  f"({IMAGE_REPO}:<tag>): regraded with the current runtime image instead"]
+                  f"({' or '.join(spec.repo for spec in SPECS.values())}:<tag>): regraded with the current "
+                  "runtime image instead"]
 
 
 def _runtime(recorded: str | None, override: str | None) -> tuple[str, list[str]]:
@@ -137,7 +141,7 @@ def _runtime(recorded: str | None, override: str | None) -> tuple[str, list[str]
 def _environment_notes(old: Report, new: Report) -> list[str]:
     """What differs in the machinery (not in outcomes): worth knowing if outcomes differ too."""
     notes = []
-    for key in ("image_id", "torch_version", "python_version", "grader_version"):
+    for key in ("image_id", "torch_version", "cuda_version", "python_version", "grader_version"):
         a, b = getattr(old.environment, key), getattr(new.environment, key)
         if a != b:
             notes.append(f"{key}: recorded {a or '(none)'}, now {b or '(none)'}")

@@ -190,11 +190,14 @@ class GraderPlugin:
         self.current = None
         self.phases[item.nodeid] = {"start": time.perf_counter()}
         if item.get_closest_marker("gpu") is not None and self.box is not None:
-            from grader.sandbox.gpu import gpu_skip_reason
+            from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
                 self.box.ensure_started()
-                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, int(self.box.hello.get("gpus") or 0))
+                hello = self.box.hello
+                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, int(hello.get("gpus") or 0),
+                                         cuda_version=_text(hello.get("cuda_version")),
+                                         torch_version=_text(hello.get("torch")))
             except (GraderError, SandboxStartError) as e:
                 self._infra(str(e))
                 pytest.skip("not graded")
@@ -266,6 +269,7 @@ class GraderPlugin:
             hello = getattr(self.box, "hello", None) or {}
             self._emit({"event": "sandbox", **self.sandbox_info, "torch": hello.get("torch"),
                         "python": hello.get("python"), "gpus": hello.get("gpus"),
+                        "cuda_version": hello.get("cuda_version"),
                         "starts": getattr(self.box, "starts", 0),
                         "tripwire_missing": hello.get("tripwire_missing", []),
                         "tripwire_modules": hello.get("tripwire_modules", []),

@@ -133,6 +133,8 @@ class Environment(_Model):
     limits: dict = Field(default_factory=dict)
     hypothesis_seed: int = 0
     gpus: str | None = None
+    sandbox_gpus: int | None = Field(default=None, description="GPUs the sandbox's torch saw")
+    cuda_version: str | None = Field(default=None, description="torch.version.cuda in the sandbox; None: a CPU build")
     oci_runtime: str | None = Field(default=None, description="runc or runsc (gVisor); None outside Docker")
 
 

@@ -213,6 +213,13 @@ def _check_view(c: CheckResult, *, redacted_copy: bool, graded: bool) -> CheckVi
     )
 
 
+def _gpus_line(e) -> str:
+    """What was asked for and what the sandbox saw: "all (the sandbox saw 1)"."""
+    if not e.gpus:
+        return ""
+    return e.gpus + (f" (the sandbox saw {e.sandbox_gpus})" if e.sandbox_gpus is not None else "")
+
+
 def _environment_rows(report: Report) -> list[tuple[str, str]]:
     e = report.environment
     image = " ".join(x for x in (e.image or "", f"({short_hash(e.image_id)})" if e.image_id else "") if x)
@@ -226,7 +233,8 @@ def _environment_rows(report: Report) -> list[tuple[str, str]]:
         ("torch (sandbox)", e.torch_version or ""),
         ("torch (judge)", e.judge_torch_version or ""),
         ("Python", e.python_version or ""),
-        ("GPUs", e.gpus or ""),
+        ("GPUs", _gpus_line(e)),
+        ("CUDA (sandbox)", e.cuda_version or ""),
         ("Hypothesis seed", str(e.hypothesis_seed)),
         ("Limits", ", ".join(f"{k}={v}" for k, v in sorted(e.limits.items()))),
         ("Grader", e.grader_version),

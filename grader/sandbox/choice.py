@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.errors import InfraError, UsageError
+from grader.sandbox.flavor import SPECS, Flavor
 
 REQUESTS = ("auto", "docker", "local", "inprocess")
 
@@ -23,8 +24,10 @@ class SandboxChoice:
     note: str | None = None  # one line for the report when ``auto`` fell back
 
 
-def choose_sandbox(requested: str, *, image: str | None = None) -> SandboxChoice:
-    """Resolve ``requested`` once per grading; only ``auto`` looks at the machine (never raises for it)."""
+def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor = Flavor.CPU) -> SandboxChoice:
+    """Resolve ``requested`` once per grading; only ``auto`` looks at the machine (never raises for it).
+
+    ``flavor``: the runtime image the grading would use (CUDA when it asks for GPUs)."""
     if requested not in REQUESTS:
         raise UsageError(f"Unknown sandbox {requested!r}: choose one of {', '.join(REQUESTS)}.")
     if requested != "auto":
@@ -35,12 +38,12 @@ def choose_sandbox(requested: str, *, image: str | None = None) -> SandboxChoice
         return _local(f"No Docker engine answered ({engine.where()}): {_FALLBACK} "
                       "`--sandbox docker` insists on Docker.")
     try:
-        missing = _missing_image(engine, image)
+        missing = _missing_image(engine, image, flavor)
     except InfraError as e:
         return _local(f"Docker is not usable ({e}): {_FALLBACK} `--sandbox docker` insists on Docker.")
     if missing is not None:
         return _local(f"The sandbox image {missing} is not built: {_FALLBACK} "
-                      "Run `grader sandbox build` to grade in Docker.")
+                      f"Run `grader sandbox build{SPECS[flavor].build_flag}` to grade in Docker.")
     return SandboxChoice("docker")
 
 
@@ -48,7 +51,7 @@ def _local(note: str) -> SandboxChoice:
     return SandboxChoice("local", " ".join(note.split()))  # one line, whatever the error text held
 
 
-def _missing_image(engine, image: str | None) -> str | None:
+def _missing_image(engine, image: str | None, flavor: Flavor = Flavor.CPU) -> str | None:
     """The name of the image grading would need when it is absent, else None."""
     from docker.errors import DockerException, ImageNotFound
 
@@ -57,7 +60,8 @@ def _missing_image(engine, image: str | None) -> str | None:
     client = engine.connect(timeout=10)
     try:
         if image is None:
-            return None if runtime_image.find_runtime_image(client) is not None else runtime_image.runtime_image_name()
+            found = runtime_image.find_runtime_image(client, flavor=flavor)
+            return None if found is not None else runtime_image.runtime_image_name(flavor=flavor)
         try:
             client.images.get(image)
         except ImageNotFound:

@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Any, Callable
 
 from grader import protocol
+from grader.errors import GraderError
 
 
 class Failure(str, Enum):
@@ -239,6 +240,8 @@ class SandboxStartError(Exception):
 def _describe_start_error(error: BaseException) -> str:
     if isinstance(error, SandboxStartError):
         return str(error)
+    if isinstance(error, GraderError):  # already explained (a GPU the engine cannot give): say it as it is
+        return str(error) + (f" {error.hint}" if error.hint else "")
     return f"the sandbox did not start: {type(error).__name__}: {error}"
 
 

@@ -16,7 +16,7 @@ import time
 
 from grader.exercise import Limits
 from grader.sandbox.client import Transport
-from grader.sandbox.gpu import GpuRequest
+from grader.sandbox.gpu import GpuRequest, gpu_start_error
 from grader.sandbox.staging import Staged, worker_argv
 
 MOUNT_POINT = "/sandbox"
@@ -173,8 +173,11 @@ def docker_starter(client, kwargs: dict):
         try:
             sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 0, "stream": 1})
             container.start()
-        except BaseException:
+        except BaseException as e:
             container.remove(force=True)
+            explained = gpu_start_error(e) if kwargs.get("device_requests") and isinstance(e, Exception) else None
+            if explained is not None:
+                raise explained from None
             raise
         return DockerTransport(client, container, sock)
 

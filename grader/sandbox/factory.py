@@ -11,6 +11,7 @@ from pathlib import Path
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise
 from grader.sandbox.client import Sandbox
+from grader.sandbox.flavor import Flavor, flavor_for
 from grader.sandbox.gpu import GpuRequest
 from grader.sandbox.staging import stage
 
@@ -43,15 +44,15 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         from docker.errors import DockerException, ImageNotFound
 
         client = engine.connect()
-        name = image or runtime_image.runtime_image_name()
+        wanted = flavor_for(gpu)
+        name = image or runtime_image.runtime_image_name(flavor=wanted)
         oci = oci_runtime.resolve_runtime(runtime)
         try:
             docker_backend.reap(client)  # containers a dead grader left behind on this host
-            oci_runtime.require_runtime(client, oci)
+            oci_runtime.require_runtime(client, oci, gpu=gpu is not None)
             found = client.images.get(name)
         except ImageNotFound:
-            raise InfraError(f"The sandbox image {name} is not built.",
-                             hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.") from None
+            raise _not_built(name, wanted, chosen=image is not None) from None
         except DockerException as e:
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
@@ -59,3 +60,16 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
     return Sandbox(start, call_timeout_s=limits.call_timeout_s, max_frame_bytes=limits.result_mb * 1024 * 1024), info
+
+
+def _not_built(name: str, flavor: Flavor, *, chosen: bool) -> InfraError:
+    """A missing image, as "not graded": the CUDA one says why it is needed and how to get it."""
+    if chosen:
+        return InfraError(f"The sandbox image {name} (asked for by name) does not exist.",
+                          hint="Build it or name another image.")
+    if flavor is Flavor.CUDA:
+        return InfraError(f"GPUs were requested, and gradings with GPUs run in the CUDA image {name}, which is not "
+                          "built.", hint="Run `grader sandbox build --cuda` (downloads the CUDA build of torch and "
+                          "its nvidia-* wheels, several GB), then grade again; or grade without --gpus.")
+    return InfraError(f"The sandbox image {name} is not built.",
+                      hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then grade again.")

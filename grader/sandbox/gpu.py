@@ -69,10 +69,61 @@ def plan_gpus(policy: GpuPolicy, spec: str | None) -> GpuPlan:
     return GpuPlan(parse_gpus(spec))
 
 
-def gpu_skip_reason(policy: GpuPolicy, sandbox_gpus: int) -> str | None:
-    """Why a ``gpu``-marked check cannot run in a sandbox seeing ``sandbox_gpus`` GPUs (None: it runs)."""
+def version_from_hello(value: object) -> str | None:
+    """A version the sandbox's hello reports (``torch.version.cuda``, ``torch.__version__``), as short
+    printable text or None: the hello comes from inside the sandbox, so its shape is not trusted."""
+    if not isinstance(value, str):
+        return None
+    text = "".join(c for c in value[:40] if c.isprintable())
+    return text or None
+
+
+def gpu_skip_reason(policy: GpuPolicy, sandbox_gpus: int, *, cuda_version: str | None = None,
+                    torch_version: str | None = None) -> str | None:
+    """Why a ``gpu``-marked check cannot run in a sandbox seeing ``sandbox_gpus`` GPUs (None: it runs).
+
+    ``cuda_version`` (the sandbox's ``torch.version.cuda``, from its hello) tells the two
+    ways of seeing none apart: a CPU build of torch, which no GPU can help, and a CUDA
+    build that was given no device.
+    """
     if sandbox_gpus > 0:
         return None
+    detail = _why_none(cuda_version, torch_version)
     if policy is GpuPolicy.REQUIRED:
-        raise InfraError("A GPU was requested but the sandbox sees none (is the NVIDIA container runtime set up?).")
-    return "no GPU in the sandbox"
+        raise InfraError(f"A GPU was requested but the sandbox sees none{detail}.",
+                         hint="Grade on a host where `nvidia-smi` lists a GPU, with the NVIDIA Container Toolkit "
+                              "and the CUDA image (`grader sandbox build --cuda`).")
+    return "no GPU in the sandbox" + detail
+
+
+def _why_none(cuda_version: str | None, torch_version: str | None) -> str:
+    if torch_version is None:
+        return ""
+    if cuda_version is None:
+        return f" (its torch {torch_version} is a CPU build: GPU gradings use the CUDA image)"
+    return f" (its torch {torch_version} is built for CUDA {cuda_version}, but no device reached it)"
+
+
+#: What Docker answers when it has no way to hand a GPU to a container, and what that means.
+_START_ERRORS = (
+    ("could not select device driver",
+     "Docker cannot give the sandbox a GPU: the NVIDIA Container Toolkit is not installed or not "
+     "registered with this Docker engine",
+     "Install nvidia-container-toolkit, run `nvidia-ctk runtime configure --runtime=docker`, restart "
+     "dockerd, and check with `docker run --rm --gpus all IMAGE nvidia-smi`."),
+    ("nvidia-container-cli",
+     "The NVIDIA container runtime could not give the sandbox a GPU (is there an NVIDIA GPU and driver "
+     "on this host?)",
+     "Check that `nvidia-smi` lists a GPU on this host; without one, grade without --gpus (GPU checks of an "
+     "optional exercise then skip)."),
+)
+
+
+def gpu_start_error(error: Exception) -> InfraError | None:
+    """The Docker error of a GPU container's start, as the infrastructure failure it is (None: not a GPU one)."""
+    text = str(error)
+    for needle, message, hint in _START_ERRORS:
+        if needle in text:
+            said = next((line.strip() for line in text.splitlines() if needle in line), text.strip())
+            return InfraError(f"{message}. Docker said: {said[:400]}", hint=hint)
+    return None

@@ -35,6 +35,7 @@ from typing import Callable, Iterable
 import docker
 
 from grader.errors import InfraError, UsageError
+from grader.sandbox.flavor import SPECS, Flavor
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SANDBOX_DIR = REPO_ROOT / "sandbox"
@@ -64,9 +65,9 @@ Log = Callable[[str], None]
 # ---------------------------------------------------------------- name and tag
 
 
-def _runtime_files(sandbox_dir: Path | None) -> tuple[Path, Path]:
+def _runtime_files(sandbox_dir: Path | None, flavor: Flavor = Flavor.CPU) -> tuple[Path, Path]:
     d = Path(sandbox_dir) if sandbox_dir is not None else SANDBOX_DIR
-    files = (d / "Dockerfile", d / "requirements.txt")
+    files = (d / "Dockerfile", d / SPECS[flavor].requirements)
     for f in files:
         if not f.is_file():
             raise InfraError(
@@ -77,28 +78,29 @@ def _runtime_files(sandbox_dir: Path | None) -> tuple[Path, Path]:
     return files
 
 
-def runtime_hash(sandbox_dir: Path | None = None) -> str:
-    """Full sha256 over the Dockerfile and requirements.txt (contents only, not paths or times)."""
+def runtime_hash(sandbox_dir: Path | None = None, flavor: Flavor = Flavor.CPU) -> str:
+    """Full sha256 over the Dockerfile and the flavor's requirements file (contents and name only)."""
     h = hashlib.sha256()
-    for f in _runtime_files(sandbox_dir):
+    for f in _runtime_files(sandbox_dir, flavor):
         data = f.read_bytes()
         h.update(f.name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
     return h.hexdigest()
 
 
-def runtime_tag(sandbox_dir: Path | None = None) -> str:
+def runtime_tag(sandbox_dir: Path | None = None, flavor: Flavor = Flavor.CPU) -> str:
     """The image tag: the first 12 hex digits of :func:`runtime_hash`."""
-    return runtime_hash(sandbox_dir)[:TAG_LENGTH]
+    return runtime_hash(sandbox_dir, flavor)[:TAG_LENGTH]
 
 
-def runtime_image_name(sandbox_dir: Path | None = None) -> str:
-    """``grader-runtime:<tag>``, the one runtime image that counts as up to date."""
-    return f"{IMAGE_REPO}:{runtime_tag(sandbox_dir)}"
+def runtime_image_name(sandbox_dir: Path | None = None, flavor: Flavor = Flavor.CPU) -> str:
+    """``grader-runtime:<tag>`` (CUDA: ``grader-runtime-cuda:<tag>``), the image that counts as up to date."""
+    return f"{SPECS[flavor].repo}:{runtime_tag(sandbox_dir, flavor)}"
 
 
-def find_runtime_image(client: docker.DockerClient, sandbox_dir: Path | None = None):
+def find_runtime_image(client: docker.DockerClient, sandbox_dir: Path | None = None,
+                       flavor: Flavor = Flavor.CPU):
     """The up-to-date runtime image (exact tag present), or None when it has not been built."""
-    name = runtime_image_name(sandbox_dir)
+    name = runtime_image_name(sandbox_dir, flavor)
     try:
         return client.images.get(name)
     except docker.errors.ImageNotFound:
@@ -145,13 +147,15 @@ def _public_version(version: str) -> str:
     return version.split("+", 1)[0]
 
 
-def select_wheels(wheels: Iterable[Path], pins: dict[str, str]) -> list[Path]:
-    """The wheel files that satisfy ``pins`` (``==2.13.0`` matches ``2.13.0+cpu``).
+def select_wheels(wheels: Iterable[Path], pins: dict[str, str], *, local_builds: bool = True) -> list[Path]:
+    """The wheel files that satisfy ``pins`` (``==2.13.0`` matches ``2.13.0+cpu`` when ``local_builds``).
 
-    Raises ``InfraError`` naming every pinned package with no wheel.
+    Raises ``InfraError`` naming every pinned package with no wheel, and for a
+    package met only by a local build that is not allowed, the build it found.
     """
     chosen: list[Path] = []
     found: set[str] = set()
+    refused: dict[str, str] = {}
     for w in sorted(Path(p) for p in wheels):
         parts = w.name[: -len(".whl")].split("-") if w.name.endswith(".whl") else []
         if len(parts) < 5:
@@ -160,14 +164,22 @@ def select_wheels(wheels: Iterable[Path], pins: dict[str, str]) -> list[Path]:
         want = pins.get(name)
         if want is None:
             continue
-        if version == want or (_public_version(version) == want and "+" not in want):
+        if version == want:
             chosen.append(w)
             found.add(name)
+        elif _public_version(version) == want and "+" not in want:
+            if local_builds:
+                chosen.append(w)
+                found.add(name)
+            else:
+                refused[name] = version
     missing = sorted(set(pins) - found)
     if missing:
+        also = "".join(f" ({m} {refused[m]} was found: a local build, not the index's wheel)"
+                       for m in missing if m in refused)
         raise InfraError(
             "The wheelhouse has no wheel for: "
-            + ", ".join(f"{m}=={pins[m]}" for m in missing),
+            + ", ".join(f"{m}=={pins[m]}" for m in missing) + also,
             hint="Check that pip can reach its index or find-links (pip config list), "
             "then run the build again.",
         )
@@ -285,11 +297,11 @@ def _tail(lines: Iterable[str], n: int = 25) -> str:
     return "\n".join(list(lines)[-n:])
 
 
-def _run_step(step: str, cmd: list[str], *, timeout: float, log: Log) -> str:
+def _run_step(step: str, cmd: list[str], *, timeout: float, log: Log, env: dict[str, str] | None = None) -> str:
     """Run ``cmd``; on failure raise InfraError naming ``step`` with the tail of its output."""
     try:
         proc = subprocess.run(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env
         )
     except FileNotFoundError as exc:
         raise InfraError(f"Step '{step}' failed: {cmd[0]} is not installed ({exc}).") from exc
@@ -422,24 +434,42 @@ def _platform_args(arch: str) -> list[str]:
     return args
 
 
+def wheelhouse_dir(arch: str, flavor: Flavor = Flavor.CPU, cache_dir: Path = WHEEL_CACHE) -> Path:
+    """Where the flavor's wheels are cached: the two torch builds never share a folder."""
+    return Path(cache_dir) / f"cp{TARGET_PYTHON.replace('.', '')}-{arch}{SPECS[flavor].wheel_dir_suffix}"
+
+
+def pip_env(flavor: Flavor, no_links: Path) -> dict[str, str]:
+    """pip's environment for the flavor's download: the CUDA one points find-links at the empty
+    folder ``no_links``, so a ``+cpu`` torch that pip's configured find-links offer is never taken
+    (an empty ``PIP_FIND_LINKS`` does not override pip.conf; a folder does)."""
+    env = dict(os.environ)
+    if not SPECS[flavor].local_builds_allowed:
+        env["PIP_FIND_LINKS"] = str(no_links)
+    return env
+
+
 def fill_wheelhouse(
-    requirements: Path, *, arch: str, cache_dir: Path = WHEEL_CACHE, log: Log = print
+    requirements: Path, *, arch: str, cache_dir: Path = WHEEL_CACHE, log: Log = print,
+    flavor: Flavor = Flavor.CPU,
 ) -> list[Path]:
     """``pip download`` every pinned package (cp311, ``arch``) into the cache; the wheels to use."""
     pins = read_pins(requirements)
-    dest = Path(cache_dir) / f"cp{TARGET_PYTHON.replace('.', '')}-{arch}"
+    dest = wheelhouse_dir(arch, flavor, cache_dir)
     dest.mkdir(parents=True, exist_ok=True)
     log(f"wheels: pip download -r {requirements.name} into {dest} (cached between builds) ...")
     t0 = time.monotonic()
-    _run_step(
-        "pip download (wheelhouse)",
-        [sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
-         "-r", str(requirements), "-d", str(dest), "--only-binary=:all:",
-         *_platform_args(arch)],
-        timeout=3600,
-        log=log,
-    )
-    wheels = select_wheels(dest.glob("*.whl"), pins)
+    with tempfile.TemporaryDirectory(prefix="no-find-links-") as no_links:
+        _run_step(
+            "pip download (wheelhouse)",
+            [sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
+             "-r", str(requirements), "-d", str(dest), "--only-binary=:all:",
+             *_platform_args(arch)],
+            timeout=3600,
+            log=log,
+            env=pip_env(flavor, Path(no_links)),
+        )
+    wheels = select_wheels(dest.glob("*.whl"), pins, local_builds=SPECS[flavor].local_builds_allowed)
     size = sum(w.stat().st_size for w in wheels) / 2**20
     log(f"wheels: {len(wheels)} wheels, {size:.0f} MiB, ready in {time.monotonic() - t0:.0f} s")
     return wheels
@@ -505,15 +535,17 @@ def _docker_build(
 
 
 def build_runtime_image(
-    client: docker.DockerClient, *, base: str = "auto", log: Log = print, force: bool = False
+    client: docker.DockerClient, *, base: str = "auto", log: Log = print, force: bool = False,
+    flavor: Flavor = Flavor.CPU,
 ):
     """Return the up-to-date runtime image, building it (offline when possible) if it is missing.
 
     ``base``: ``auto`` | ``debootstrap`` | ``registry`` (see :func:`choose_base`).
     ``force``: rebuild without the layer cache even when the image is up to date.
+    ``flavor``: the CPU image, or the CUDA one (same Dockerfile, ``requirements-cuda.txt``).
     """
-    name = runtime_image_name()
-    found = find_runtime_image(client)
+    name = runtime_image_name(flavor=flavor)
+    found = find_runtime_image(client, flavor=flavor)
     if found is not None and not force:
         log(f"{name} is up to date: id {found.id}")
         return found
@@ -527,18 +559,18 @@ def build_runtime_image(
     if kind == "registry":
         log(f"base: {REGISTRY_BASE} (from a registry, unless already present)")
     arch = _engine_arch(client)
-    requirements = SANDBOX_DIR / "requirements.txt"
-    wheels = fill_wheelhouse(requirements, arch=arch, log=log)
+    requirements = SANDBOX_DIR / SPECS[flavor].requirements
+    wheels = fill_wheelhouse(requirements, arch=arch, log=log, flavor=flavor)
 
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
     ctx = Path(tempfile.mkdtemp(prefix="context-", dir=BUILD_DIR))
     try:
         shutil.copy2(SANDBOX_DIR / "Dockerfile", ctx / "Dockerfile")
-        shutil.copy2(requirements, ctx / "requirements.txt")
+        shutil.copy2(requirements, ctx / "requirements.txt")  # the Dockerfile installs this name
         (ctx / "wheels").mkdir()
         for w in wheels:
             _link_or_copy(w, ctx / "wheels" / w.name)
-        rhash = runtime_hash()
+        rhash = runtime_hash(flavor=flavor)
         log(f"build: docker build -> {name} (FROM {base_image})")
         t0 = time.monotonic()
         img = _docker_build(

@@ -30,6 +30,7 @@ class InProcessSandbox:
         self.submission = Path(submission).resolve()
         self.module_name = module_name
         self.hello = {"type": "hello", "torch": torch.__version__, "cuda": torch.cuda.is_available(),
+                      "cuda_version": torch.version.cuda,
                       "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
                       "python": sys.version.split()[0]}
         self.starts = 1

@@ -30,11 +30,31 @@ def resolve_runtime(requested: str | None = None) -> str:
     return name
 
 
-def require_runtime(client, name: str) -> None:
-    """Raise ``InfraError`` (not graded, rerun) when the engine does not know runtime ``name``."""
+def require_runtime(client, name: str, *, gpu: bool = False) -> None:
+    """Raise ``InfraError`` (not graded, rerun) when the engine does not know runtime ``name``, or when
+    ``gpu`` and that runtime cannot pass a GPU: gVisor does so only with ``--nvproxy``, and without it
+    the container starts and sees no GPU, which would read as "the exercise's GPU checks skip"."""
     if name == DEFAULT:
         return
     known = (client.info() or {}).get("Runtimes") or {}
     if name not in known:
         raise InfraError(f"The Docker engine has no {name!r} runtime registered (it knows: "
                          f"{', '.join(sorted(known)) or 'none'}).", hint=REGISTER_HINT)
+    if gpu and name == "runsc" and not _nvproxy_on((known.get(name) or {}).get("runtimeArgs") or []):
+        raise InfraError("GPUs were requested under gVisor (runsc), but this engine registers runsc without "
+                         "--nvproxy, so no GPU would reach the sandbox.", hint=NVPROXY_HINT)
+
+
+NVPROXY_HINT = ('Register runsc with nvproxy in /etc/docker/daemon.json: {"runtimes": {"runsc": {"path": '
+                '"/usr/bin/runsc", "runtimeArgs": ["--nvproxy"]}}}, then reload dockerd (SIGHUP); or grade '
+                "GPU exercises with --runtime runc.")
+
+
+def _nvproxy_on(args: list) -> bool:
+    """Whether runsc's registered arguments turn nvproxy on (``--nvproxy`` or ``--nvproxy=true``)."""
+    on = False
+    for arg in args:
+        flag, _, value = str(arg).partition("=")
+        if flag.lstrip("-") == "nvproxy":
+            on = value.lower() in ("", "true", "1")
+    return on

@@ -430,6 +430,7 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         "torch": str(torch.__version__),
         "python": sys.version.split()[0],
         "cuda": bool(torch.cuda.is_available()),
+        "cuda_version": torch.version.cuda,  # None for a CPU build of torch
         "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
         "tripwire_missing": tripwire.missing,
         "tripwire_modules": tripwire.modules,

@@ -38,8 +38,11 @@ def test_num_gpus_per_grading_follows_the_policy_and_the_request():
 
 
 @pytest.mark.slow
-def test_ray_never_puts_two_gpu_gradings_on_one_gpu():
+def test_ray_never_puts_two_gpu_gradings_on_one_gpu(monkeypatch):
     ray = pytest.importorskip("ray")
+    # No token file written, and this process's environment left alone: another test's
+    # `ray start --head` on this machine would otherwise pick the token up (tests/test_batch_ray.py).
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
 
     def fake_grade(job):  # pickled by value: runs in a Ray worker, grades nothing
         import time
@@ -52,7 +55,7 @@ def test_ray_never_puts_two_gpu_gradings_on_one_gpu():
                       started_at=f"{start}:{time.time()}", environment=Environment(gpus=job.gpus))
 
     with tempfile.TemporaryDirectory() as home, contextlib.chdir(home):
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
     try:
         engine = RayEngine(4, grade=fake_grade)
         futures = [engine.submit(_job(n), num_gpus=1) for n in range(4)]

@@ -135,7 +135,7 @@ def test_a_docker_report_records_everything_a_regrade_needs(docker_client):
 @pytest.mark.docker
 def test_missing_image_means_not_graded_never_zero(docker_client):
     report = grade(TOY, TOY / "solution.py", sandbox="docker", image="grader-runtime:does-not-exist")
-    assert not report.graded and "not built" in report.not_graded_reason and report.checks == []
+    assert not report.graded and "does not exist" in report.not_graded_reason and report.checks == []
 
 
 def test_no_engine_means_not_graded(monkeypatch, tmp_path):

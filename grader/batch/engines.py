@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from grader.batch.jobs import Job, grade_job
-from grader.errors import UsageError
+from grader.errors import InfraError, UsageError
 from grader.reports.model import Report
 
 ENGINES = ("local", "ray")
@@ -76,7 +76,7 @@ class RayEngine:
         if self.started_here:
             with contextlib.chdir(self.home.name):
                 if address:
-                    ray.init(address=address, log_to_driver=False)
+                    _connect(ray, address)
                 else:
                     ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
         self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(
@@ -92,6 +92,26 @@ class RayEngine:
         if self.started_here:
             self.ray.shutdown()
         self.home.cleanup()
+
+
+def _connect(ray, address: str) -> None:
+    """Join the cluster at ``address``; a refusal is "not graded, rerun" with what to check, never a traceback.
+
+    Ray enables token authentication on its own for a cluster that ``ray.init()``
+    started locally, but never for a driver given an explicit address, so a
+    cluster with a token refuses us until ``RAY_AUTH_MODE=token`` says otherwise.
+    """
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError) as e:
+        why = f"{e} {e.__cause__}".lower()
+        auth = "authentication" in why or "auth token" in why
+        raise InfraError(
+            f"Could not connect to the Ray cluster at {address}: {str(e).splitlines()[0]}",
+            hint=("The cluster asks for a token: set RAY_AUTH_MODE=token and make its token available "
+                  "(~/.ray/auth_token or RAY_AUTH_TOKEN), then rerun." if auth else
+                  "Check that `ray status --address " + address + "` answers from this machine, then rerun."),
+        ) from None
 
 
 def _started_then_graded(job: Job, on_start: Callable[[], None] | None) -> Report:

@@ -55,6 +55,10 @@ class Limits(_Strict):
                                        "judge refuses a frame past it from its header, unread (the largest reference "
                                        "grading sends 3.4 MB in all)")
     call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
+    call_timeout_after_timeout_s: float = Field(
+        1.0, gt=0, description="once a call of a grading has timed out, the later ones get this, or 5x the slowest "
+                               "call answered so far if more, never more than call_timeout_s: a file that hangs on "
+                               "every call costs seconds per check, not call_timeout_s")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 
 

@@ -29,7 +29,7 @@ import pytest
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
-from grader.judge import counterexample
+from grader.judge import counterexample, shrinking
 from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
@@ -42,11 +42,6 @@ MARKERS = [
     "hint(text): shown to a candidate when this visible check fails",
     "gpu: needs a GPU in the sandbox; skipped with a reason without one (exercise gpu policy decides)",
 ]
-
-#: Shrinking is bounded so a failing property check costs seconds, not minutes.
-MAX_SHRINKS = 60
-MAX_SHRINKING_SECONDS = 20
-
 
 def pytest_addoption(parser):
     group = parser.getgroup("grader", "grading a submission")
@@ -79,16 +74,6 @@ def _infer_exercise(config) -> Exercise:
     raise pytest.UsageError("--grader-exercise not given and no exercise.toml above the checks")
 
 
-def _bound_shrinking() -> None:
-    # Private constants of hypothesis' engine; if a release renames them, its defaults apply.
-    from hypothesis.internal.conjecture import engine
-
-    if hasattr(engine, "MAX_SHRINKS"):
-        engine.MAX_SHRINKS = MAX_SHRINKS
-    if hasattr(engine, "MAX_SHRINKING_SECONDS"):
-        engine.MAX_SHRINKING_SECONDS = MAX_SHRINKING_SECONDS
-
-
 class GraderPlugin:
     def __init__(self, config, submission: Path):
         from hypothesis import HealthCheck, settings
@@ -107,10 +92,10 @@ class GraderPlugin:
         settings.register_profile(
             "grader", deadline=None, database=None, print_blob=False,
             max_examples=self.exercise.config.checks.max_examples,
-            suppress_health_check=list(HealthCheck),
+            suppress_health_check=list(HealthCheck), phases=shrinking.PHASES,
         )
         settings.load_profile("grader")
-        _bound_shrinking()
+        shrinking.bound_shrinking()  # a failing check costs a fixed number of calls, not up to minutes
 
         from grader.sandbox.factory import open_sandbox
         from grader.sandbox.gpu import parse_gpus

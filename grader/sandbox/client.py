@@ -3,9 +3,14 @@
 Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
 probe returned, the candidate's exception, or why there is no answer at all
 (timeout, crash, protocol violation), plus output and timing. The sandbox
-restarts after a crash or timeout so one bad call fails one check, not the rest.
-An import that raises, crashes or hangs is remembered: every later call fails the same
-way at once instead of restarting the container for each check. A reply larger
+restarts after a crash or timeout so one bad call fails one check, not the rest;
+the replacement is a spare booted ahead (``grader.sandbox.booting``), and once a
+call has timed out the later ones get a shorter deadline
+(``grader.sandbox.deadlines``), so a file that hangs on every call costs seconds
+per check, not the full deadline plus a container start.
+An import that raises, crashes or hangs (under the full deadline) is remembered: every
+later call fails the same way at once instead of restarting the container for each
+check. A reply larger
 than the exercise allows (``[limits] result_mb``) is refused from its frame
 header, unread, so whatever the sandbox sends, the judge holds at most one
 in-cap frame.
@@ -21,6 +26,8 @@ from typing import Any, Callable
 
 from grader import protocol
 from grader.errors import GraderError
+from grader.sandbox.booting import SPARES, Booting, Spares
+from grader.sandbox.deadlines import CallDeadlines, Deadline
 
 
 class Failure(str, Enum):
@@ -44,6 +51,7 @@ class CallResult:
     duration_s: float = 0.0
     received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
     during_import: bool = False  # the worker said "importing" and never "imported": the file does not import
+    deadline_s: float = 0.0  # the deadline this call ran under (shortened after an earlier timeout); 0: it did not run
 
     @property
     def ok(self) -> bool:
@@ -69,49 +77,60 @@ class Transport:
         raise NotImplementedError
 
 
+@dataclass
+class Worker:
+    """A started worker that has greeted: its transport and what its hello said."""
+
+    transport: Transport
+    hello: dict
+
+
 class Sandbox:
-    """Calls probes in a worker started by ``start_transport``; restarts it after a failure."""
+    """Calls probes in a worker started by ``start_transport``; replaces it after a failure.
+
+    Call deadlines come from :class:`~grader.sandbox.deadlines.CallDeadlines` (shortened
+    once a call has timed out); replacement workers from
+    :class:`~grader.sandbox.booting.Spares` (booted ahead once one is lost).
+    """
 
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
-                 start_timeout_s: float = 120.0, max_frame_bytes: int = protocol.MAX_FRAME_BYTES):
+                 call_timeout_after_timeout_s: float = 1.0, start_timeout_s: float = 120.0,
+                 max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES):
         self._start_transport = start_transport
         self.call_timeout_s = call_timeout_s
         self.max_frame_bytes = max_frame_bytes
         self.start_timeout_s = start_timeout_s
         self.hello: dict | None = None
-        self.starts = 0
-        self._transport: Transport | None = None
+        self.starts = 0  # workers taken into service (a spare closed unused is not counted)
+        self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s)
+        self._spares: Spares[Worker] = Spares(self._boot, _close_worker, count=spares)
+        self._worker: Worker | None = None
         self._import_failure: CallResult | None = None
         self._next_id = 0
         self._lock = threading.Lock()
-        self._starting: threading.Thread | None = None
-        self._start_error: BaseException | None = None
+        self._first: Booting[Worker] | None = None
         self._start_failure: SandboxStartError | None = None
 
     # ------------------------------------------------------------ lifecycle
 
     def start_in_background(self) -> None:
         """Begin starting the worker now (while pytest imports and collects)."""
-        self._starting = threading.Thread(target=self._start_quietly, name="sandbox-start", daemon=True)
-        self._starting.start()
+        self._first = self._spares.boot()
 
-    def _start_quietly(self) -> None:
-        try:
-            self._start()
-        except BaseException as e:
-            self._start_error = e
-
-    def _start(self) -> None:
-        self.starts += 1
+    def _boot(self) -> Worker:
+        """Start a worker and read its hello; on any failure it is closed before the error goes up."""
         transport = self._start_transport()
-        self._transport = transport
-        deadline = time.monotonic() + self.start_timeout_s
-        hello = protocol.read_frame(lambda n: self._read(n, deadline), self.max_frame_bytes)
-        if hello.get("type") == "fatal":
-            raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
-        if hello.get("type") != "hello":
-            raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
-        self.hello = hello
+        try:
+            deadline = time.monotonic() + self.start_timeout_s
+            hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
+            if hello.get("type") == "fatal":
+                raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
+            if hello.get("type") != "hello":
+                raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
+        except BaseException:
+            transport.close()
+            raise
+        return Worker(transport, hello)
 
     def ensure_started(self) -> None:
         """Wait for a background start, or start now; raises if the sandbox cannot start.
@@ -128,70 +147,86 @@ class Sandbox:
             raise
 
     def _ensure_started(self) -> None:
-        if self._starting is not None:
-            self._starting.join()
-            self._starting = None
-            if self._start_error is not None:
-                error, self._start_error = self._start_error, None
-                self._discard()
-                raise SandboxStartError(_describe_start_error(error)) from error
-        if self._transport is None:
-            try:
-                self._start()
-            except BaseException as e:
-                self._discard()
-                raise SandboxStartError(_describe_start_error(e)) from e
+        if self._worker is not None:
+            return
+        first, self._first = self._first, None
+        try:
+            worker = first.result() if first is not None else (self._spare() or self._boot())
+        except BaseException as e:
+            raise SandboxStartError(_describe_start_error(e)) from e
+        self._worker, self.hello = worker, worker.hello
+        self.starts += 1
 
-    def _discard(self) -> None:
-        transport, self._transport = self._transport, None
-        if transport is not None:
-            transport.close()
+    def _spare(self) -> Worker | None:
+        """A spare booted ahead, or None. One that failed to boot is forgotten: a fresh start says why."""
+        booting = self._spares.take()
+        if booting is None:
+            return None
+        try:
+            return booting.result()
+        except Exception:
+            return None
+
+    def _lose_worker(self) -> None:
+        """The worker in service is gone (or going): close it behind, and boot spares ahead for the next call."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._spares.retire(worker)
+        if self._import_failure is None:
+            self._spares.fill()
+        else:
+            self._spares.stop()  # every later call answers from the remembered failure
 
     def close(self) -> None:
-        if self._starting is not None:
-            self._starting.join()
-            self._starting = None
-        if self._transport is not None:
+        first, self._first = self._first, None
+        if first is not None:
+            first.discard()
+        worker, self._worker = self._worker, None
+        if worker is not None:
             try:
-                self._transport.send(protocol.encode({"type": "shutdown"}))
+                worker.transport.send(protocol.encode({"type": "shutdown"}))
             except Exception:
                 pass
-        self._discard()
+            self._spares.retire(worker)
+        self._spares.close()  # waits until every worker of this sandbox, spares included, is closed
 
     # ------------------------------------------------------------ calls
-
-    def _read(self, n: int, deadline: float) -> bytes:
-        return self._transport.read(n, deadline)
 
     def call(self, probe: str, args: tuple | list = (), kwargs: dict | None = None,
              *, timeout_s: float | None = None, already_bytes: int = 0) -> CallResult:
         """One probe call. ``already_bytes``: what this check received before, so this reply may
-        bring at most ``max_frame_bytes - already_bytes`` (the check's result budget)."""
+        bring at most ``max_frame_bytes - already_bytes`` (the check's result budget).
+        ``timeout_s`` replaces the exercise's call deadline for this call (still shortened after a timeout)."""
         with self._lock:
-            return self._call(probe, list(args), kwargs or {}, timeout_s or self.call_timeout_s, already_bytes)
+            return self._call(probe, list(args), kwargs or {}, self._deadlines.next(timeout_s), already_bytes)
 
-    def _call(self, probe: str, args: list, kwargs: dict, timeout_s: float, already: int = 0) -> CallResult:
+    def _call(self, probe: str, args: list, kwargs: dict, deadline: Deadline, already: int = 0) -> CallResult:
         if self._import_failure is not None:
             cached = self._import_failure
             return CallResult(probe, error=cached.error, failure=cached.failure, failure_message=cached.failure_message,
                               during_import=True)
         self.ensure_started()
+        transport = self._worker.transport
         self._next_id += 1
         call_id = self._next_id
         frame = protocol.encode({"type": "call", "id": call_id, "probe": probe, "args": args, "kwargs": kwargs})
         started = time.monotonic()
-        deadline = started + timeout_s
+        ends = started + deadline.seconds
         importing = False
         received = 0
 
         def read(n: int) -> bytes:
             nonlocal received
-            data = self._read(n, deadline)
+            data = transport.read(n, ends)
             received += len(data)
             return data
 
+        def fail(failure: Failure, message: str, *, hung_import: bool | None = None) -> CallResult:
+            return self._fail(probe, failure, message, importing if hung_import is None else hung_import,
+                              started, deadline)
+
         try:
-            self._transport.send(frame)
+            transport.send(frame)
             while True:
                 reply = protocol.read_frame(read, max(0, self.max_frame_bytes - already))
                 if reply.get("type") in ("importing", "imported"):
@@ -199,38 +234,47 @@ class Sandbox:
                     continue
                 break
         except TimeoutError:
-            return self._fail(probe, Failure.TIMEOUT, f"the call to {probe!r} ran past its {timeout_s:g} s deadline"
-                              + (" while importing the submission" if importing else ""), importing, started)
+            self._deadlines.timed_out()
+            said = deadline.describe(" while importing the submission" if importing else "")
+            # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
+            return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",
+                        hung_import=importing and not deadline.shortened)
         except (EOFError, ConnectionError, OSError):
-            reason = self._transport.exit_reason()
+            reason = transport.exit_reason()
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
-            return self._fail(probe, Failure.CRASH, f"the sandbox died{where}: {reason}", importing, started)
-        except protocol.FrameTooLarge as e:  # the body is still coming: _fail discards the worker
+            return fail(Failure.CRASH, f"the sandbox died{where}: {reason}")
+        except protocol.FrameTooLarge as e:  # the body is still coming: _fail retires the worker
             earlier = f", and {_megabytes(already)} had come back already" if already else ""
-            return self._fail(probe, Failure.TOO_LARGE,
-                              f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; what one check may "
-                              f"receive is limited to {_megabytes(self.max_frame_bytes)} for this exercise "
-                              f"([limits] result_mb){earlier}", importing, started)
+            return fail(Failure.TOO_LARGE,
+                        f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; what one check may "
+                        f"receive is limited to {_megabytes(self.max_frame_bytes)} for this exercise "
+                        f"([limits] result_mb){earlier}")
         except protocol.ProtocolError as e:
-            return self._fail(probe, Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}",
-                              importing, started)
+            return fail(Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}")
         if reply.get("type") != "result" or reply.get("id") != call_id:
-            return self._fail(probe, Failure.PROTOCOL,
-                              f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}",
-                              importing, started)
-        result = _result_from_reply(probe, reply, time.monotonic() - started)
+            return fail(Failure.PROTOCOL, f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}")
+        elapsed = time.monotonic() - started
+        self._deadlines.answered(elapsed)
+        result = _result_from_reply(probe, reply, elapsed)
         result.received_bytes = received
+        result.deadline_s = deadline.seconds
         if importing and result.error is not None:  # remembered: the same file imports the same way again
             result.during_import, self._import_failure = True, result
+            self._spares.stop()
         return result
 
-    def _fail(self, probe: str, failure: Failure, message: str, importing: bool, started: float) -> CallResult:
-        self._discard()  # next call starts a fresh worker
+    def _fail(self, probe: str, failure: Failure, message: str, hung_import: bool, started: float,
+              deadline: Deadline) -> CallResult:
         result = CallResult(probe, failure=failure, failure_message=message,
-                            duration_s=time.monotonic() - started)
-        if importing:
+                            duration_s=time.monotonic() - started, deadline_s=deadline.seconds)
+        if hung_import:
             result.during_import, self._import_failure = True, result
+        self._lose_worker()  # the next call gets a spare, or a fresh worker
         return result
+
+
+def _close_worker(worker: Worker) -> None:
+    worker.transport.close()
 
 
 class SandboxStartError(Exception):

@@ -59,7 +59,9 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
                                                  grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
-    return Sandbox(start, call_timeout_s=limits.call_timeout_s, max_frame_bytes=limits.result_mb * 1024 * 1024), info
+    return Sandbox(start, call_timeout_s=limits.call_timeout_s,
+                   call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,
+                   max_frame_bytes=limits.result_mb * 1024 * 1024), info
 
 
 def _not_built(name: str, flavor: Flavor, *, chosen: bool) -> InfraError:

@@ -105,6 +105,18 @@ def _has_cuda() -> bool:
 
 
 @pytest.fixture
+def toy_workspace(tmp_path, monkeypatch):
+    """A toy workspace made by `grader init`'s function, and the test standing inside it."""
+    from grader.exercise import load_exercise
+    from grader.practice.workspace import init_workspace
+
+    ws = tmp_path / "toy-work"
+    init_workspace(load_exercise(TOY), ws)
+    monkeypatch.chdir(ws)
+    return ws
+
+
+@pytest.fixture
 def toy():
     from grader.exercise import load_exercise
 

@@ -12,9 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.exercise import load_exercise
 from grader.practice import clock, history
-from grader.practice.workspace import init_workspace
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTION = (TOY / "solution.py").read_text()
@@ -29,12 +27,8 @@ def invoke(*args):
 
 
 @pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    """A toy workspace made by `grader init`'s function, and the test standing inside it."""
-    ws = tmp_path / "toy-work"
-    init_workspace(load_exercise(TOY), ws)
-    monkeypatch.chdir(ws)
-    return ws
+def workspace(toy_workspace):
+    return toy_workspace
 
 
 def test_submit_inside_a_workspace_knows_the_exercise_and_the_file(workspace):

@@ -19,11 +19,9 @@ from grader.batch.jobs import Job, grade_job
 from grader.batch.store import Key
 from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
-from grader.exercise import load_exercise
 from grader.grading import UNTOUCHED_STUB, grade
 from grader.judge.live import CheckSpec, Collected, EventTail, Finished, Started
 from grader.practice import history
-from grader.practice.workspace import init_workspace
 from grader.reports.model import Status, Visibility
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -107,11 +105,8 @@ def test_a_grading_passes_on_each_check_as_it_starts_and_ends():
 # --- the graded file, named on every scorecard -------------------------------------------------------------
 
 @pytest.fixture
-def workspace(tmp_path, monkeypatch):
-    ws = tmp_path / "toy-work"
-    init_workspace(load_exercise(TOY), ws)
-    monkeypatch.chdir(ws)
-    return ws
+def workspace(toy_workspace):
+    return toy_workspace
 
 
 def test_every_scorecard_names_the_file_it_graded_and_piped_output_has_no_progress(workspace, tmp_path):

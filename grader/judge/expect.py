@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import torch
 
 from grader.judge.calls import CandidateError
+from grader.judge.tolerance import Tolerance, Tolerances, resolve
 
 
 def _shape(value) -> tuple:
@@ -38,10 +39,12 @@ def expect_tensor(value, *, shape=None, dtype: torch.dtype | None = None, finite
 
 
 def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "output", *,
-                 atol: float | None = None, rtol: float | None = None, nan_where_expected: bool = False,
-                 note: str | None = None) -> None:
+                 tol: Tolerance | Tolerances | None = None, atol: float | None = None, rtol: float | None = None,
+                 nan_where_expected: bool = False, note: str | None = None) -> None:
     """``torch.testing.assert_close``, its message starting with what was compared.
 
+    ``tol`` is the exercise's ``Tolerances`` (picked by ``expected.dtype``) or one
+    ``Tolerance``; ``atol``/``rtol`` instead, or nothing for torch's defaults.
     NaN never passes for a number: with ``nan_where_expected`` a NaN in ``actual``
     matches a NaN the judge computed in ``expected`` at the same place, and
     nowhere else. ``note`` (what the value means, a likely cause) ends the message.
@@ -49,6 +52,7 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "outp
     def message(detail: str) -> str:
         return f"{name}: {detail}" + (f"\n{note}" if note else "")
 
+    atol, rtol = resolve(tol, getattr(expected, "dtype", None), atol, rtol)
     torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=nan_where_expected, msg=message)
 
 
@@ -83,3 +87,21 @@ def candidate_raises(exception: str, *, match: str | None = None):
             raise AssertionError(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
         return
     raise AssertionError(f"expected {exception} to be raised, but nothing was raised")
+
+
+def expect_raised(raised: dict | None, exception: str, *, what: str, match: str | None = None) -> None:
+    """``candidate_raises`` for an exception a probe caught and sent back as data.
+
+    Some rules are about what happens around an exception (hooks removed, a file left
+    intact), so the probe catches it and reports ``{"type", "qualnames", "message"}``
+    beside the rest; ``raised`` is that record, or None when nothing was raised. The
+    same rules hold as for ``candidate_raises`` (subclasses count, an untouched stub's
+    NotImplementedError does not); ``what`` (the call, the situation) starts the message.
+    """
+    try:
+        with candidate_raises(exception, match=match):
+            if raised is not None:
+                raise CandidateError("probe", {"type": raised["type"], "qualnames": raised["qualnames"],
+                                               "builtin": False, "message": raised["message"], "traceback": ""})
+    except AssertionError as e:
+        raise AssertionError(f"{what}: {e}") from None

@@ -49,6 +49,15 @@ def test_candidate_raises_requires_a_raise():
             pass
 
 
+def test_candidate_raises_starts_its_message_with_what_was_tried():
+    with pytest.raises(AssertionError, match=r"^f\(0\): expected ValueError to be raised, but nothing was raised$"):
+        with candidate_raises("ValueError", what="f(0)"):
+            pass
+    with pytest.raises(AssertionError, match=r"^f\(1\): expected ValueError, but the code raised TypeError: boom$"):
+        with candidate_raises("ValueError", what="f(1)"):
+            raise error("TypeError", ["TypeError"])
+
+
 def raised(type_name, qualnames, message="boom"):
     return {"type": type_name, "qualnames": qualnames, "message": message}
 

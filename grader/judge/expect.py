@@ -64,29 +64,33 @@ def expect_gradient(value, name: str, like: torch.Tensor, *, why: str | None = N
 
 
 @contextmanager
-def candidate_raises(exception: str, *, match: str | None = None):
+def candidate_raises(exception: str, *, match: str | None = None, what: str | None = None):
     """Assert the sandbox call inside the block raised ``exception`` (by class name, subclasses too).
 
     ``match`` is a regular expression searched in the exception's message, as in
     ``pytest.raises``. Exceptions are named, not imported, because the class lives
     in the sandbox and only its name and message come back. ``NotImplementedError``
     (an untouched stub) never counts as a ``RuntimeError`` it happens to subclass, and an
-    exception raised while the file was imported never counts at all.
+    exception raised while the file was imported never counts at all. ``what`` (the
+    call, the input) starts the message, for a check that tries several.
     """
+    def fail(message: str) -> AssertionError:
+        return AssertionError(f"{what}: {message}" if what else message)
+
     try:
         yield
     except CandidateError as e:
         if e.during_import:  # the module raised while importing: no call reached the code under test
             raise
         if e.is_a("NotImplementedError") and exception != "NotImplementedError":
-            raise AssertionError(f"expected {exception}, but the code is not implemented yet "
-                                 f"(NotImplementedError: {e.message})") from None
+            raise fail(f"expected {exception}, but the code is not implemented yet "
+                       f"(NotImplementedError: {e.message})") from None
         if not e.is_a(exception):
-            raise AssertionError(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
+            raise fail(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
         if match is not None and not re.search(match, e.message):
-            raise AssertionError(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
+            raise fail(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
         return
-    raise AssertionError(f"expected {exception} to be raised, but nothing was raised")
+    raise fail(f"expected {exception} to be raised, but nothing was raised")
 
 
 def expect_raised(raised: dict | None, exception: str, *, what: str, match: str | None = None) -> None:
@@ -98,10 +102,7 @@ def expect_raised(raised: dict | None, exception: str, *, what: str, match: str 
     same rules hold as for ``candidate_raises`` (subclasses count, an untouched stub's
     NotImplementedError does not); ``what`` (the call, the situation) starts the message.
     """
-    try:
-        with candidate_raises(exception, match=match):
-            if raised is not None:
-                raise CandidateError("probe", {"type": raised["type"], "qualnames": raised["qualnames"],
-                                               "builtin": False, "message": raised["message"], "traceback": ""})
-    except AssertionError as e:
-        raise AssertionError(f"{what}: {e}") from None
+    with candidate_raises(exception, match=match, what=what):
+        if raised is not None:
+            raise CandidateError("probe", {"type": raised["type"], "qualnames": raised["qualnames"],
+                                           "builtin": False, "message": raised["message"], "traceback": ""})

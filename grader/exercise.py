@@ -205,8 +205,8 @@ class NotAnExerciseName(UsageError):
 def load_catalog_exercise(name: object, root: Path | None = None, *, where: str = "The report") -> Exercise:
     """The exercise called ``name`` in the catalog folder ``root`` (default ``exercises/``).
 
-    For names read back from stored data (a report, a batch store, a bundle): loading an
-    exercise imports its checks' ``conftest.py`` in the judge, so that text is only ever a
+    For names read back from stored data (a report, a batch store, a bundle): grading an
+    exercise imports its checks (and any ``conftest.py`` beside them) in the judge, so that text is only ever a
     name looked up in a folder the user chose, never a path; ``/proc/self/cwd/bundle/ex``
     would otherwise load a folder shipped with the evidence. :func:`load_exercise` keeps
     taking paths, for the command line.

@@ -1,9 +1,11 @@
 """The assertions checks use on sandbox data."""
 
+import re
+
 import pytest
 import torch
 
-from grader.judge import CandidateError, Opaque, candidate_raises, expect_tensor
+from grader.judge import CandidateError, Opaque, candidate_raises, expect_raised, expect_tensor
 
 
 def error(type_name, qualnames, message="boom"):
@@ -45,3 +47,31 @@ def test_candidate_raises_requires_a_raise():
     with pytest.raises(AssertionError, match="nothing was raised"):
         with candidate_raises("ValueError"):
             pass
+
+
+def test_candidate_raises_starts_its_message_with_what_was_tried():
+    with pytest.raises(AssertionError, match=r"^f\(0\): expected ValueError to be raised, but nothing was raised$"):
+        with candidate_raises("ValueError", what="f(0)"):
+            pass
+    with pytest.raises(AssertionError, match=r"^f\(1\): expected ValueError, but the code raised TypeError: boom$"):
+        with candidate_raises("ValueError", what="f(1)"):
+            raise error("TypeError", ["TypeError"])
+
+
+def raised(type_name, qualnames, message="boom"):
+    return {"type": type_name, "qualnames": qualnames, "message": message}
+
+
+def test_expect_raised_holds_a_caught_exception_to_candidate_raises_rules():
+    expect_raised(raised("KeyError", ["KeyError", "LookupError"], "no 'x'"), "LookupError", what="w", match="'x'")
+    cases = [
+        (None, "restore: expected RuntimeError to be raised, but nothing was raised"),
+        (raised("TypeError", ["TypeError"]), "restore: expected RuntimeError, but the code raised TypeError: boom"),
+        (raised("NotImplementedError", ["NotImplementedError", "RuntimeError"]),
+         "restore: expected RuntimeError, but the code is not implemented yet"),
+    ]
+    for record, message in cases:
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            expect_raised(record, "RuntimeError", what="restore")
+    with pytest.raises(AssertionError, match="does not match"):
+        expect_raised(raised("ValueError", ["ValueError"], "bad"), "ValueError", what="w", match="decoder")

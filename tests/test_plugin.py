@@ -146,3 +146,31 @@ def test_visible_plain(sandbox):
     assert [c["id"].split("::")[-1] for c in events["collected"][0]["checks"]] == [
         "test_hidden[1]", "test_visible[1]", "test_hidden[2]", "test_visible[2]", "test_hidden_plain",
         "test_visible_plain"]
+
+
+def test_checks_import_the_helpers_beside_them_in_any_import_mode(pytester, tmp_path):
+    """No exercise needs a conftest.py to import its ``_<name>_helpers.py``: the plugin puts the folder on sys.path."""
+    import shutil
+
+    exercise = tmp_path / "toy"
+    shutil.copytree(TOY, exercise)
+    checks = exercise / "checks"
+    (checks / "_toy_helpers.py").write_text("FACTOR = 3.0\n")
+    (checks / "test_toy.py").write_text('''
+import torch
+
+from _toy_helpers import FACTOR
+
+
+def test_helper_imported(sandbox):
+    """Uses the helper module beside it"""
+    torch.testing.assert_close(sandbox.call("scale", torch.ones(2), FACTOR), torch.full((2,), FACTOR))
+''')
+    events = tmp_path / "events.jsonl"
+    pytester.runpytest_subprocess(
+        str(checks), "--import-mode=importlib", "-p", "grader.judge.plugin", "--grader-exercise", str(exercise),
+        "--grader-submission", str(exercise / "solution.py"), "--grader-events", str(events))
+    kinds = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [e for e in kinds if e["event"] == "infra"] == []
+    assert [(e["name"], e["status"]) for e in kinds if e["event"] == "result"] == [
+        ("Uses the helper module beside it", "passed")]

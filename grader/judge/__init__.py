@@ -1,12 +1,20 @@
 """The judge zone: trusted code that runs the hidden checks and scores them.
 
-What an exercise's checks import::
+The check kit, what an exercise's checks import (``from grader.judge import ...``):
 
-    from grader.judge import expect_tensor, expect_close, expect_gradient, candidate_raises, CandidateError, Opaque
-    from grader.judge import expect_scalar, expect_bounded   # numbers: NaN and inf never pass
-    from grader.judge import weights_only_refusal            # why torch.load(weights_only=True) refused
+- calling probes: ``call`` (a probe answering a dict), ``expect_returned`` (the
+  candidate's function returned the wrong kind of value), ``candidate_raises`` and
+  ``expect_raised`` (an exception by name, raised or caught by the probe), ``CandidateError``;
+- tensors: ``expect_tensor`` (type, shape, dtype, finite), ``expect_close``, ``expect_gradient``;
+- numbers: ``expect_scalar``, ``expect_bounded`` (NaN and inf never pass);
+- nested data: ``expect_equal``, ``first_difference`` (exact, with the place it breaks);
+- tolerances: ``Tolerances`` (one ``Tolerance`` per dtype), ``EXACT``;
+- strategies: ``seeds``, ``shapes``;
+- statistics: ``ks_uniform``, ``ks_normal``, ``ks_threshold``;
+- ``weights_only_refusal`` (why torch.load(weights_only=True) refused), ``Opaque``;
 
-and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides.
+and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides, which
+also lets checks import the ``_<exercise>_helpers.py`` beside them by name.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
 
 Exports load lazily: the grading parent process imports ``grader.judge.runner``
@@ -22,12 +30,25 @@ _EXPORTS = {
     "SandboxCrash": "grader.judge.calls",
     "SandboxFailure": "grader.judge.calls",
     "SandboxTimeout": "grader.judge.calls",
+    "call": "grader.judge.answers",
+    "expect_returned": "grader.judge.answers",
     "candidate_raises": "grader.judge.expect",
     "expect_close": "grader.judge.expect",
     "expect_gradient": "grader.judge.expect",
+    "expect_raised": "grader.judge.expect",
     "expect_tensor": "grader.judge.expect",
     "expect_bounded": "grader.judge.numbers",
     "expect_scalar": "grader.judge.numbers",
+    "ks_normal": "grader.judge.stats",
+    "ks_threshold": "grader.judge.stats",
+    "ks_uniform": "grader.judge.stats",
+    "seeds": "grader.judge.strategies",
+    "shapes": "grader.judge.strategies",
+    "EXACT": "grader.judge.tolerance",
+    "Tolerance": "grader.judge.tolerance",
+    "Tolerances": "grader.judge.tolerance",
+    "expect_equal": "grader.judge.trees",
+    "first_difference": "grader.judge.trees",
     "Opaque": "grader.protocol",
     "weights_only_refusal": "grader.judge.weights_only",
 }

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import torch
 
 from grader.judge.calls import CandidateError
+from grader.judge.tolerance import Tolerance, Tolerances, resolve
 
 
 def _shape(value) -> tuple:
@@ -38,10 +39,12 @@ def expect_tensor(value, *, shape=None, dtype: torch.dtype | None = None, finite
 
 
 def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "output", *,
-                 atol: float | None = None, rtol: float | None = None, nan_where_expected: bool = False,
-                 note: str | None = None) -> None:
+                 tol: Tolerance | Tolerances | None = None, atol: float | None = None, rtol: float | None = None,
+                 nan_where_expected: bool = False, note: str | None = None) -> None:
     """``torch.testing.assert_close``, its message starting with what was compared.
 
+    ``tol`` is the exercise's ``Tolerances`` (picked by ``expected.dtype``) or one
+    ``Tolerance``; ``atol``/``rtol`` instead, or nothing for torch's defaults.
     NaN never passes for a number: with ``nan_where_expected`` a NaN in ``actual``
     matches a NaN the judge computed in ``expected`` at the same place, and
     nowhere else. ``note`` (what the value means, a likely cause) ends the message.
@@ -49,6 +52,7 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, name: str = "outp
     def message(detail: str) -> str:
         return f"{name}: {detail}" + (f"\n{note}" if note else "")
 
+    atol, rtol = resolve(tol, getattr(expected, "dtype", None), atol, rtol)
     torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=nan_where_expected, msg=message)
 
 
@@ -60,26 +64,45 @@ def expect_gradient(value, name: str, like: torch.Tensor, *, why: str | None = N
 
 
 @contextmanager
-def candidate_raises(exception: str, *, match: str | None = None):
+def candidate_raises(exception: str, *, match: str | None = None, what: str | None = None):
     """Assert the sandbox call inside the block raised ``exception`` (by class name, subclasses too).
 
     ``match`` is a regular expression searched in the exception's message, as in
     ``pytest.raises``. Exceptions are named, not imported, because the class lives
     in the sandbox and only its name and message come back. ``NotImplementedError``
     (an untouched stub) never counts as a ``RuntimeError`` it happens to subclass, and an
-    exception raised while the file was imported never counts at all.
+    exception raised while the file was imported never counts at all. ``what`` (the
+    call, the input) starts the message, for a check that tries several.
     """
+    def fail(message: str) -> AssertionError:
+        return AssertionError(f"{what}: {message}" if what else message)
+
     try:
         yield
     except CandidateError as e:
         if e.during_import:  # the module raised while importing: no call reached the code under test
             raise
         if e.is_a("NotImplementedError") and exception != "NotImplementedError":
-            raise AssertionError(f"expected {exception}, but the code is not implemented yet "
-                                 f"(NotImplementedError: {e.message})") from None
+            raise fail(f"expected {exception}, but the code is not implemented yet "
+                       f"(NotImplementedError: {e.message})") from None
         if not e.is_a(exception):
-            raise AssertionError(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
+            raise fail(f"expected {exception}, but the code raised {e.type_name}: {e.message}") from None
         if match is not None and not re.search(match, e.message):
-            raise AssertionError(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
+            raise fail(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
         return
-    raise AssertionError(f"expected {exception} to be raised, but nothing was raised")
+    raise fail(f"expected {exception} to be raised, but nothing was raised")
+
+
+def expect_raised(raised: dict | None, exception: str, *, what: str, match: str | None = None) -> None:
+    """``candidate_raises`` for an exception a probe caught and sent back as data.
+
+    Some rules are about what happens around an exception (hooks removed, a file left
+    intact), so the probe catches it and reports ``{"type", "qualnames", "message"}``
+    beside the rest; ``raised`` is that record, or None when nothing was raised. The
+    same rules hold as for ``candidate_raises`` (subclasses count, an untouched stub's
+    NotImplementedError does not); ``what`` (the call, the situation) starts the message.
+    """
+    with candidate_raises(exception, match=match, what=what):
+        if raised is not None:
+            raise CandidateError("probe", {"type": raised["type"], "qualnames": raised["qualnames"],
+                                           "builtin": False, "message": raised["message"], "traceback": ""})

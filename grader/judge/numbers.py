@@ -16,6 +16,8 @@ from typing import NoReturn
 
 import torch
 
+from grader.judge.tolerance import Tolerance, resolve
+
 Number = int | float
 
 
@@ -61,15 +63,18 @@ def as_number(value, *, name: str, types: tuple[type, ...] = (int, float), allow
     return number
 
 
-def expect_scalar(got, want: Number, *, name: str, atol: float = 0.0, rtol: float = 0.0,
-                  types: tuple[type, ...] = (int, float), allow_tensor: bool = False,
+def expect_scalar(got, want: Number, *, name: str, tol: Tolerance | None = None, atol: float | None = None,
+                  rtol: float | None = None, types: tuple[type, ...] = (int, float), allow_tensor: bool = False,
                   note: str | None = None) -> float:
     """Assert ``got`` is a finite number of ``types`` with ``|got - want| <= atol + rtol * |want|``.
 
+    ``tol`` (a ``Tolerance``) gives ``atol`` and ``rtol`` at once; without either, exactly.
     A non-finite ``want`` (the judge expects inf, or NaN) is met only by the same
     value: NaN passes where, and only where, the judge itself computed NaN.
     Returns ``got`` as a float. ``note`` (why this value, what it means) ends the message.
     """
+    atol, rtol = resolve(tol, None, atol, rtol)
+    atol, rtol = atol or 0.0, rtol or 0.0
     want = float(want)
     if not math.isfinite(want):
         got_number = as_number(got, name=name, types=types, allow_tensor=allow_tensor, finite=False,

@@ -20,6 +20,7 @@ An author can run the checks against any file the same way:
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import time
 import uuid
@@ -74,12 +75,26 @@ def _infer_exercise(config) -> Exercise:
     raise pytest.UsageError("--grader-exercise not given and no exercise.toml above the checks")
 
 
+def importable(checks_dir: Path) -> None:
+    """Let the checks import the modules beside them (``_<exercise>_helpers.py``) by their bare name.
+
+    The plugin does it, so that no exercise carries a ``conftest.py`` that only says so,
+    and it holds in every pytest import mode (``importlib`` puts nothing on ``sys.path``).
+    A judge is a process of its own per grading: one exercise's folder never reaches
+    another's checks, and a helper named after its exercise cannot shadow a real module.
+    """
+    folder = str(checks_dir.resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 class GraderPlugin:
     def __init__(self, config, submission: Path):
         from hypothesis import HealthCheck, settings
 
         self.config = config
         self.exercise = _infer_exercise(config)
+        importable(self.exercise.checks_dir)
         self.events_path = config.getoption("grader_events")
         self.specs: dict[str, dict] = {}
         self.phases: dict[str, dict] = {}

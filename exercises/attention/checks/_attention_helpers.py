@@ -19,16 +19,13 @@ import torch.nn.functional as F
 from hypothesis import strategies as st
 from torch import Tensor, nn
 
-from grader.judge import expect_tensor
-from grader.judge import expect_close as close, expect_gradient as gradient  # noqa: F401 (re-exported)
+from grader.judge import Tolerance, Tolerances, call, expect_returned, expect_tensor, seeds, shapes
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 
-#: Tolerance a correct float32 implementation always meets for these sizes
-#: (values O(1), at most 8 keys and 16 features: rounding error is ~1e-6).
-F32 = {"atol": 1e-4, "rtol": 1e-4}
-#: float64 must be computed in float64: rounding error is ~1e-15, float32 ~1e-7.
-F64 = {"atol": 1e-10, "rtol": 1e-10}
+#: float32: values O(1), at most 8 keys and 16 features, a softmax in between: rounding
+#: error is ~1e-6, kept well inside 1e-4. float64 must be computed in float64 (the preset).
+TOL = Tolerances(float32=Tolerance(atol=1e-4, rtol=1e-4))
 
 # The mask layouts the MultiHeadAttention contract names: (L, S), or 4-D
 # broadcastable to (B, n_heads, L, S).
@@ -38,25 +35,18 @@ MHA_MASK_LAYOUTS = ("LS", "B11S", "B1LS", "BHLS", "1HLS", "11LS", "BH1S")
 # --------------------------------------------------------------------------- calls
 
 
-def call(sandbox, probe: str, *args, **kwargs) -> dict:
-    """sandbox.call, then the checks every probe result needs.
+#: The candidate's function each probe calls, for "it returned X" messages.
+_FUNCTIONS = {"sdpa": "scaled_dot_product_attention", "mha_forward": "MultiHeadAttention.forward"}
 
-    Fails when the candidate's module holds a forbidden nn.MultiheadAttention (the
-    worker's tripwire catches forbidden calls on its own), or did not return a
-    pair (out, weights).
+
+def attend(sandbox, probe: str, *args, **kwargs) -> dict:
+    """``call``, then: the candidate's function returned a pair (out, weights).
+
+    (The worker's tripwire catches forbidden calls on its own; the probe reports a
+    forbidden nn.MultiheadAttention held in the candidate's module.)
     """
-    # Every sandbox (in-process included) receives copies of the arguments.
-    result = sandbox.call(probe, *args, **kwargs)
-    if not isinstance(result, dict):  # our probes always return a dict
-        raise AssertionError(f"probe {probe!r} returned {result!r}, expected a dict")
-    forbidden = result.get("forbidden") or []
-    if forbidden:
-        raise AssertionError(f"calls {', '.join(forbidden)}, which this exercise forbids")
-    if "returned" in result:
-        raise AssertionError(
-            f"must return a tuple (out, weights); it returned {result['returned']}"
-        )
-    return result
+    return expect_returned(call(sandbox, probe, *args, **kwargs), function=_FUNCTIONS[probe],
+                           returns="a tuple (out, weights)")
 
 
 def outputs(result: dict, *, out_shape, weights_shape, dtype) -> tuple[Tensor, Tensor]:
@@ -93,21 +83,16 @@ class SdpaCase:
         return q, k, v, g
 
 
-seeds = st.integers(0, 2**32 - 1)
-
-
 @st.composite
 def sdpa_cases(draw, *, min_S: int = 1, max_lead: int = 2) -> SdpaCase:
     """Shapes for scaled_dot_product_attention: 0..max_lead leading dims, L != S allowed."""
-    n_lead = draw(st.integers(0, max_lead))
-    lead = tuple(draw(st.lists(st.integers(1, 3), min_size=n_lead, max_size=n_lead)))
     return SdpaCase(
-        lead=lead,
+        lead=draw(shapes(dims=(0, max_lead), sides=(1, 3))),
         L=draw(st.integers(1, 6)),
         S=draw(st.integers(min_S, 6)),
         E=draw(st.integers(1, 8)),
         Ev=draw(st.integers(1, 8)),
-        seed=draw(seeds),
+        seed=draw(seeds()),
     )
 
 
@@ -177,7 +162,7 @@ def mha_cases(draw, *, min_heads: int = 1) -> MhaCase:
         S=draw(st.integers(1, 5)),
         n_heads=draw(st.integers(min_heads, 4)),
         d_head=draw(st.integers(1, 4)),
-        seed=draw(seeds),
+        seed=draw(seeds()),
     )
 
 

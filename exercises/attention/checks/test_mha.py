@@ -8,15 +8,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from _attention_helpers import (
-    F32,
     MHA_MASK_LAYOUTS,
     PROJECTIONS,
+    TOL,
     MhaCase,
+    attend,
     block_some_rows,
-    call,
-    close,
     expected_mha,
-    gradient,
     mha_cases,
     mha_mask_shape,
     outputs,
@@ -24,7 +22,7 @@ from _attention_helpers import (
     rows_fully_blocked,
     torch_mha,
 )
-from grader.judge import candidate_raises
+from grader.judge import call, candidate_raises, expect_close, expect_gradient
 
 # Covered first on every run: several heads, L != S, d_head > 1 (a wrong head
 # split or a scale by d_model cannot hide).
@@ -52,7 +50,7 @@ def _forward(sandbox, case: MhaCase, layout=None, *, bias=True, block_rows=False
             "grad_weights": torch.randn(case.B, case.n_heads, case.L, case.S, generator=g),
         }
     args = (query, key, value) if mask is None else (query, key, value, mask)
-    result = call(sandbox, "mha_forward", case.d_model, case.n_heads, params, *args,
+    result = attend(sandbox, "mha_forward", case.d_model, case.n_heads, params, *args,
                   bias=bias, **upstream)
     return result, params, query, key, value, mask, upstream
 
@@ -69,8 +67,8 @@ def _outputs(result, case: MhaCase):
 def _compare(result, case, params, query, key, value, mask, *, bias=True, what=""):
     out, weights = _outputs(result, case)
     expected_out, expected_weights = expected_mha(case, params, query, key, value, mask, bias=bias)
-    close(weights, expected_weights, f"weights{what}", **F32)
-    close(out, expected_out, f"out{what}", **F32)
+    expect_close(weights, expected_weights, f"weights{what}", tol=TOL)
+    expect_close(out, expected_out, f"out{what}", tol=TOL)
     return out, weights
 
 
@@ -220,7 +218,7 @@ def test_mha_gradients(sandbox, case, layout):
     for name, want in expected.items():
         if name.startswith("grad_"):
             name = name.removeprefix("grad_")
-            got = gradient(result.get(f"grad_{name}"), name, inputs[name], why=why)
+            got = expect_gradient(result.get(f"grad_{name}"), name, inputs[name], why=why)
         else:
-            got = gradient(param_grads.get(name), name, want, why=why)
-        close(got, want, f"gradient of {name}", **F32)
+            got = expect_gradient(param_grads.get(name), name, want, why=why)
+        expect_close(got, want, f"gradient of {name}", tol=TOL)

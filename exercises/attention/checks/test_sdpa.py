@@ -8,20 +8,18 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from _attention_helpers import (
-    F32,
-    F64,
+    TOL,
     SdpaCase,
+    attend,
     block_some_rows,
     broadcast_shapes,
-    call,
-    close,
-    gradient,
     outputs,
     random_mask,
     reference_sdpa,
     rows_fully_blocked,
     sdpa_cases,
 )
+from grader.judge import expect_close, expect_gradient
 
 # Cases every run covers first: leading dims, L != S, E != Ev (a wrong scale or
 # swapped k and v cannot hide), and no leading dims at all.
@@ -40,7 +38,7 @@ def _run(sandbox, case: SdpaCase, mask=None, *, dtype=torch.float32, grads=False
             "grad_weights": torch.randn(case.scores_shape, generator=g, dtype=dtype),
         }
     args = (q, k, v) if mask is None else (q, k, v, mask)
-    return call(sandbox, "sdpa", *args, **kwargs), (q, k, v), kwargs
+    return attend(sandbox, "sdpa", *args, **kwargs), (q, k, v), kwargs
 
 
 def _shapes(case: SdpaCase) -> dict:
@@ -78,8 +76,8 @@ def test_sdpa_no_mask(sandbox, case):
     result, (q, k, v), _ = _run(sandbox, case)
     out, weights = outputs(result, **_shapes(case), dtype=torch.float32)
     expected_out, expected_weights = reference_sdpa(q, k, v)
-    close(weights, expected_weights, "weights", **F32)
-    close(out, expected_out, "out", **F32)
+    expect_close(weights, expected_weights, "weights", tol=TOL)
+    expect_close(out, expected_out, "out", tol=TOL)
 
 
 @pytest.mark.points(2)
@@ -95,8 +93,8 @@ def test_sdpa_masks(sandbox, case, data):
     result, (q, k, v), _ = _run(sandbox, case, mask)
     out, weights = outputs(result, **_shapes(case), dtype=torch.float32)
     expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    close(weights, expected_weights, f"weights (mask of shape {tuple(mask_shape)})", **F32)
-    close(out, expected_out, f"out (mask of shape {tuple(mask_shape)})", **F32)
+    expect_close(weights, expected_weights, f"weights (mask of shape {tuple(mask_shape)})", tol=TOL)
+    expect_close(out, expected_out, f"out (mask of shape {tuple(mask_shape)})", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -142,8 +140,8 @@ def test_sdpa_fully_blocked_rows(sandbox, case, data):
     if bool((out[dead] != 0).any()):
         raise AssertionError("out of a query row whose keys are all blocked must be all 0")
     expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    close(weights, expected_weights, "weights of the other rows", **F32)
-    close(out, expected_out, "out of the other rows", **F32)
+    expect_close(weights, expected_weights, "weights of the other rows", tol=TOL)
+    expect_close(out, expected_out, "out of the other rows", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -157,8 +155,8 @@ def test_sdpa_float64(sandbox, case, masked):
     result, (q, k, v), _ = _run(sandbox, case, mask, dtype=torch.float64)
     out, weights = outputs(result, **_shapes(case), dtype=torch.float64)
     expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    close(weights, expected_weights, "weights (float64)", **F64)
-    close(out, expected_out, "out (float64)", **F64)
+    expect_close(weights, expected_weights, "weights (float64)", tol=TOL)
+    expect_close(out, expected_out, "out (float64)", tol=TOL)
 
 
 def _expected_grads(q, k, v, mask, grad_out, grad_weights):
@@ -173,7 +171,7 @@ def _check_grads(result, inputs, mask, upstream):
     why = result.get("no_grad_reason")
     for (key, want), like in zip(expected.items(), inputs):
         name = key.removeprefix("grad_")
-        close(gradient(result.get(key), name, like, why=why), want, f"gradient of {name}", **F32)
+        expect_close(expect_gradient(result.get(key), name, like, why=why), want, f"gradient of {name}", tol=TOL)
 
 
 @pytest.mark.points(2)

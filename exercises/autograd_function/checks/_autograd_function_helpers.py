@@ -17,13 +17,10 @@ from __future__ import annotations
 import torch
 from hypothesis import strategies as st
 
-from grader.judge import expect_close, expect_gradient, expect_tensor
+from grader.judge import EXACT, expect_close, expect_gradient, expect_tensor
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
-seeds = st.integers(0, 2**32 - 1)
-shapes = st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple)
-nonempty_shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
 #: bounds ON the inputs' 1/8 grid (ties happen) and OFF it (odd multiples of 1/16: no tie)
 on_grid = st.integers(-12, 12).map(lambda k: k / 8)
 off_grid = st.integers(-12, 11).map(lambda k: (2 * k + 1) / 16)
@@ -63,7 +60,7 @@ def check_forward(result: dict, x: torch.Tensor, lower, upper, via: str = "clamp
     want, _ = expected(x, torch.ones_like(x), lower, upper)
     what = describe(x, lower, upper, via)
     out = expect_tensor(result["out"], shape=tuple(x.shape), dtype=x.dtype, name=f"output of {what}")
-    expect_close(out, want, f"output of {what}", atol=0.0, rtol=0.0)
+    expect_close(out, want, f"output of {what}", tol=EXACT)
 
 
 def check_gradient(result: dict, x: torch.Tensor, grad_out: torch.Tensor, lower, upper,
@@ -72,7 +69,7 @@ def check_gradient(result: dict, x: torch.Tensor, grad_out: torch.Tensor, lower,
     what = describe(x, lower, upper, via)
     grad = expect_gradient(result["grad"], f"x in {what}", x, why="x.grad is None after out.backward(grad_out)")
     expect_close(grad, want, f"x.grad after {what}.backward(grad_out={grad_out.tolist() if grad_out.numel() <= 12 else '...'})",
-                 atol=0.0, rtol=0.0)
+                 tol=EXACT)
 
 
 def run_and_check(sandbox, x, grad_out, lower, upper, via: str = "clamp") -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from _checkpoint_resume_helpers import compare_runs, expect_same
-from grader.judge import candidate_raises, weights_only_refusal
+from grader.judge import candidate_raises, expect_equal, expect_tensor, seeds, weights_only_refusal
 
 KINDS = st.sampled_from(["sgd", "adam"])
 
@@ -30,7 +30,7 @@ def test_round_trip(sandbox):
         if [type(info["epoch"]), type(info["step"])] != [int, int] or info != {"epoch": epoch, "step": step}:
             raise AssertionError(f"save_checkpoint(..., epoch={epoch}, step={step}) then load_checkpoint returned "
                                  f"{info!r}; expected {{'epoch': {epoch}, 'step': {step}}} (Python ints)")
-        expect_same(result["loaded"]["model"], result["saved"]["model"], "the model's state_dict after loading")
+        expect_equal(result["loaded"]["model"], result["saved"]["model"], name="the model's state_dict after loading")
 
 
 @pytest.mark.points(2)
@@ -63,15 +63,16 @@ def test_optimizer_state(sandbox):
     """The optimizer's state is restored (SGD momentum buffers, Adam's moments and step)"""
     for kind in ("sgd", "adam"):
         result = sandbox.call("round_trip", kind, 2, 8)
-        expect_same(result["loaded"]["optimizer"], result["saved"]["optimizer"],
-                    f"the {kind} optimizer's state_dict after loading")
+        expect_equal(result["loaded"]["optimizer"], result["saved"]["optimizer"],
+                     name=f"the {kind} optimizer's state_dict after loading")
 
 
 @pytest.mark.points(1)
 def test_scheduler_state(sandbox):
     """The scheduler's state is restored (last_epoch, the current learning rate)"""
     result = sandbox.call("round_trip", "sgd", 2, 8)
-    expect_same(result["loaded"]["scheduler"], result["saved"]["scheduler"], "the scheduler's state_dict after loading")
+    expect_equal(result["loaded"]["scheduler"], result["saved"]["scheduler"],
+                 name="the scheduler's state_dict after loading")
     if result["lr"] != result["saved_lr"]:
         raise AssertionError(f"after loading, the optimizer's learning rate is {result['lr']}, "
                              f"expected {result['saved_lr']}")
@@ -80,8 +81,8 @@ def test_scheduler_state(sandbox):
 def _draws_match(result, what):
     for gen in ("torch", "python"):
         got, want = result["after_load"][gen], result["after_save"][gen]
-        expect_same(got, want, f"{what}: the {gen} random numbers drawn right after load_checkpoint (compared "
-                               f"with those drawn right after save_checkpoint)")
+        expect_equal(got, want, name=f"{what}: the {gen} random numbers drawn right after load_checkpoint (compared "
+                                     f"with those drawn right after save_checkpoint)")
 
 
 @pytest.mark.points(2)
@@ -100,15 +101,33 @@ def test_rng_restored_last(sandbox):
 # -------------------------------------------------------------------------- resuming
 
 
+def _compare_runs(result: dict, context: str) -> None:
+    """The resumed run's (step, loss) log and final parameters equal the straight run's, exactly."""
+    straight, resumed = result["straight"], result["resumed"]
+    want_steps, got_steps = straight["steps"], resumed["steps"]
+    if got_steps != want_steps:
+        raise AssertionError(f"{context}: the resumed run logged steps {got_steps}, the uninterrupted one "
+                             f"{want_steps} (check the epoch and step that load_checkpoint returns)")
+    want = expect_tensor(straight["losses"], name="straight losses")
+    got = expect_tensor(resumed["losses"], shape=tuple(want.shape), dtype=want.dtype, name=f"{context}: losses")
+    if not torch.equal(got, want):
+        i = int((got != want).nonzero()[0])
+        raise AssertionError(
+            f"{context}: the loss at step {want_steps[i]} is {got[i].item()!r} resumed but {want[i].item()!r} "
+            f"uninterrupted (the first difference; every one must be bit-identical)"
+        )
+    expect_equal(result["resumed_params"], result["straight_params"], name=f"{context}: the final state_dict")
+
+
 @pytest.mark.points(4)
-@given(epochs=st.integers(1, 3), k=st.integers(0, 3), kind=KINDS, seed=st.integers(0, 2**31 - 1))
+@given(epochs=st.integers(1, 3), k=st.integers(0, 3), kind=KINDS, seed=seeds(bits=31))
 @example(epochs=3, k=1, kind="sgd", seed=0)
 @example(epochs=3, k=2, kind="adam", seed=1)
 def test_resume_is_bit_identical(sandbox, epochs, k, kind, seed):
     """Training resumed from a checkpoint is bit-identical to uninterrupted training (losses, weights)"""
     k = min(k, epochs)
     result = sandbox.call("resume", epochs, k, kind, seed)
-    compare_runs(result, f"{kind}, {epochs} epochs, interrupted after epoch {k} (seed {seed})")
+    _compare_runs(result, f"{kind}, {epochs} epochs, interrupted after epoch {k} (seed {seed})")
 
 
 # ---------------------------------------------------------------------------- safety

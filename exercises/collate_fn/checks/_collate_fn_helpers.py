@@ -16,7 +16,7 @@ import torch
 from hypothesis import strategies as st
 from torch import Tensor
 
-from grader.judge import expect_tensor
+from grader.judge import call, expect_returned, expect_tensor, first_difference, seeds, shapes
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
 
@@ -34,8 +34,6 @@ LABEL_RANGES = {
 INT_PADDING = (0, -1, 1, 7, -100)
 #: ... and extra ones for floating sequences (exact in float32, so no rounding question).
 FLOAT_PADDING = (0.5, -2.25, 3.0, -1.0)
-
-seeds = st.integers(0, 2**32 - 1)
 
 
 # --------------------------------------------------------------------------- cases
@@ -115,7 +113,7 @@ def batch_cases(
     draw,
     *,
     dtypes=("float32",),
-    feature_ndims=(0,),
+    feature_dims: tuple[int, int] = (0, 0),
     max_B: int = 5,
     min_len: int = 0,
     max_len: int = 5,
@@ -123,15 +121,15 @@ def batch_cases(
     label_kinds=("int",),
     mixed_labels: bool = False,
 ) -> BatchCase:
-    """A batch of 1..max_B real samples of lengths min_len..max_len (0 included by default).
+    """A batch of 1..max_B real samples of lengths min_len..max_len (0 included by default),
+    each with ``feature_dims[0]..feature_dims[1]`` trailing feature dims.
 
     ``nones`` inserts 1..3 None samples at random places. ``mixed_labels`` draws
     each label's kind separately; otherwise one kind for the whole batch.
     """
     B = draw(st.integers(1, max_B), label="B")
     lengths = tuple(draw(st.lists(st.integers(min_len, max_len), min_size=B, max_size=B)))
-    n_feat = draw(st.sampled_from(feature_ndims))
-    features = tuple(draw(st.lists(st.integers(1, 3), min_size=n_feat, max_size=n_feat)))
+    features = draw(shapes(dims=feature_dims, sides=(1, 3)))
     if mixed_labels:
         kinds = tuple(draw(st.lists(st.sampled_from(label_kinds), min_size=B, max_size=B)))
     else:
@@ -149,7 +147,7 @@ def batch_cases(
         labels=labels,
         label_kinds=kinds,
         none_at=none_at,
-        seed=draw(seeds),
+        seed=draw(seeds()),
     )
 
 
@@ -185,30 +183,15 @@ def expected_mask(lengths: Tensor, max_len: int | None = None) -> Tensor:
 # --------------------------------------------------------------------------- calls
 
 
-def triple(result, what: str = "collate_fn") -> dict:
-    """The probe's dict, after checking collate_fn returned a triple."""
-    if not isinstance(result, dict):  # our probes always return a dict
-        raise AssertionError(f"the probe returned {result!r}, expected a dict")
-    if "returned" in result:
-        raise AssertionError(
-            f"{what} must return a tuple (padded, lengths, labels); it returned {result['returned']}"
-        )
-    return result
+def triple(report: dict) -> dict:
+    """The probe's report of one collate_fn call, after checking that it returned a triple."""
+    return expect_returned(report, function="collate_fn", returns="a tuple (padded, lengths, labels)")
 
 
 def run_collate(sandbox, case: BatchCase, padding_value=None) -> dict:
     """Call collate_fn on the case's batch (padding_value only when given)."""
     kwargs = {} if padding_value is None else {"padding_value": padding_value}
-    return triple(sandbox.call("collate_batch", case.samples(), **kwargs))
-
-
-def _first_difference(actual: Tensor, expected: Tensor) -> str:
-    diff = (actual != expected).nonzero()
-    index = tuple(int(i) for i in diff[0])
-    return (
-        f"{int(diff.shape[0])} of {expected.numel()} values differ, first at index {index}: "
-        f"got {actual[index].item()!r}, expected {expected[index].item()!r}"
-    )
+    return triple(call(sandbox, "collate_batch", case.samples(), **kwargs))
 
 
 def check_batch(result: dict, case: BatchCase, padding_value=0, *, what: str = "") -> None:
@@ -232,15 +215,10 @@ def check_batch(result: dict, case: BatchCase, padding_value=0, *, what: str = "
     if not torch.equal(labels, labels_e):
         raise AssertionError(f"labels{where}: got {labels.tolist()}, expected {labels_e.tolist()}")
     for i, T in enumerate(case.lengths):
-        if not torch.equal(padded[i, :T], padded_e[i, :T]):
-            raise AssertionError(
-                f"padded[{i}, :{T}] (sample {i}'s data){where}: "
-                f"{_first_difference(padded[i, :T], padded_e[i, :T])}"
-            )
+        if (difference := first_difference(padded[i, :T], padded_e[i, :T])) is not None:
+            raise AssertionError(f"padded[{i}, :{T}] (sample {i}'s data){where}: {difference}")
     for i, T in enumerate(case.lengths):
-        if not torch.equal(padded[i, T:], padded_e[i, T:]):
+        if (difference := first_difference(padded[i, T:], padded_e[i, T:])) is not None:
             pad = padded_e[i, T:].flatten()[0].item()
-            raise AssertionError(
-                f"padded[{i}, {T}:] (padding after sample {i}){where} must all equal the padding "
-                f"value {pad!r}: {_first_difference(padded[i, T:], padded_e[i, T:])}"
-            )
+            raise AssertionError(f"padded[{i}, {T}:] (padding after sample {i}){where} must all equal the padding "
+                                 f"value {pad!r}: {difference}")

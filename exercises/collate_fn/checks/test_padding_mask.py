@@ -8,31 +8,20 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from _collate_fn_helpers import expected_mask
-from grader.judge import candidate_raises, expect_tensor
+from grader.judge import call, candidate_raises, expect_equal
 
 lengths_lists = st.lists(st.integers(0, 7), min_size=1, max_size=6)
 
 
 def _mask(sandbox, lengths: list[int], max_len=None):
     kwargs = {} if max_len is None else {"max_len": max_len}
-    result = sandbox.call("mask", torch.tensor(lengths, dtype=torch.int64), **kwargs)
-    if not isinstance(result, dict):  # our probe always returns a dict
-        raise AssertionError(f"the probe returned {result!r}, expected a dict")
-    return result["mask"]
+    return call(sandbox, "mask", torch.tensor(lengths, dtype=torch.int64), **kwargs)["mask"]
 
 
 def _check(actual, lengths: list[int], max_len=None) -> None:
     expected = expected_mask(torch.tensor(lengths, dtype=torch.int64), max_len)
-    call = f"padding_mask({lengths}" + ("" if max_len is None else f", max_len={max_len}") + ")"
-    mask = expect_tensor(actual, shape=tuple(expected.shape), dtype=torch.bool, name=call)
-    if not torch.equal(mask, expected):
-        wrong = (mask != expected).nonzero()
-        i, t = (int(x) for x in wrong[0])
-        raise AssertionError(
-            f"{call}: {int(wrong.shape[0])} of {expected.numel()} entries are wrong, first at "
-            f"[{i}, {t}]: got {bool(mask[i, t])}, expected {bool(expected[i, t])} "
-            f"(True where t >= lengths[i], i.e. at padding)"
-        )
+    what = f"padding_mask({lengths}" + ("" if max_len is None else f", max_len={max_len}") + ")"
+    expect_equal(actual, expected, name=what, note="True where t >= lengths[i], i.e. at padding")
 
 
 @pytest.mark.points(2)
@@ -65,8 +54,5 @@ def test_mask_explicit_max_len(sandbox, lengths, extra):
 def test_mask_rejects_short_max_len(sandbox):
     """padding_mask: ValueError naming max_len when max_len < lengths.max()"""
     for lengths, max_len in (([3, 5, 1], 4), ([2], 0), ([1, 1], 0)):
-        try:
-            with candidate_raises("ValueError", match="max_len"):
-                _mask(sandbox, lengths, max_len)
-        except AssertionError as e:
-            raise AssertionError(f"padding_mask({lengths}, max_len={max_len}): {e}") from None
+        with candidate_raises("ValueError", match="max_len", what=f"padding_mask({lengths}, max_len={max_len})"):
+            _mask(sandbox, lengths, max_len)

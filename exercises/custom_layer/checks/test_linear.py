@@ -10,18 +10,21 @@ from hypothesis import example, given
 from torch import nn
 
 from _custom_layer_helpers import (
-    F32,
-    F64,
+    TOL,
     LinearCase,
-    call,
-    close,
-    gradient,
-    ks_distance_uniform,
-    ks_threshold,
     linear_cases,
     linear_reference,
 )
-from grader.judge import candidate_raises, expect_bounded, expect_tensor
+from grader.judge import (
+    call,
+    candidate_raises,
+    expect_bounded,
+    expect_close,
+    expect_gradient,
+    expect_tensor,
+    ks_threshold,
+    ks_uniform,
+)
 
 # Covered first on every run: a 1-D input (no leading dims), in != out (a
 # transposed weight cannot hide), several leading dims, and in == out (where a
@@ -116,7 +119,7 @@ def test_linear_output_shape(sandbox, case):
 def test_linear_forward(sandbox, case):
     """CustomLinear: forward = x @ weightᵀ + bias"""
     result, weight, bias, x, _ = _forward(sandbox, case)
-    close(_out(result, case), linear_reference(x, weight, bias), "output", **F32)
+    expect_close(_out(result, case), linear_reference(x, weight, bias), "output", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -126,7 +129,7 @@ def test_linear_forward(sandbox, case):
 def test_linear_float64(sandbox, case):
     """CustomLinear: float64 layer and input give float64, at float64 precision"""
     result, weight, bias, x, _ = _forward(sandbox, case, dtype=torch.float64)
-    close(_out(result, case, torch.float64), linear_reference(x, weight, bias), "output (float64)", **F64)
+    expect_close(_out(result, case, torch.float64), linear_reference(x, weight, bias), "output (float64)", tol=TOL)
 
 
 @pytest.mark.points(2)
@@ -144,8 +147,8 @@ def test_linear_gradients(sandbox, case):
     grads = result.get("grads") or {}
     why = result.get("no_grad_reason")
     for name, want in expected.items():
-        got = gradient(grads.get(name), name, want, why=why)
-        close(got, want, f"gradient of {name}", **F32)
+        got = expect_gradient(grads.get(name), name, want, why=why)
+        expect_close(got, want, f"gradient of {name}", tol=TOL)
 
 
 # ---------------------------------------------------------------------- structure
@@ -178,7 +181,7 @@ def test_linear_without_bias(sandbox, case):
     _check_parameters(report, case.in_features, case.out_features, bias=False)
     _check_state_dict_keys(report["state_dict"], case.in_features, case.out_features, bias=False)
     result, weight, bias, x, _ = _forward(sandbox, case)
-    close(_out(result, case), linear_reference(x, weight, None), "output without bias", **F32)
+    expect_close(_out(result, case), linear_reference(x, weight, None), "output without bias", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -199,7 +202,7 @@ def test_state_dict_loads_into_nn_linear(sandbox, case):
     with torch.no_grad():
         expected = reference(x)
     out = expect_tensor(report.get("out"), shape=case.out_shape, dtype=torch.float32, name="output")
-    close(out, expected, "output compared with nn.Linear holding the same state_dict", **F32)
+    expect_close(out, expected, "output compared with nn.Linear holding the same state_dict", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -217,7 +220,7 @@ def test_state_dict_from_nn_linear(sandbox, case):
         expected = reference(x)
     result = call(sandbox, "linear_load", case.in_features, case.out_features, case.bias,
                   {k: v.clone() for k, v in reference.state_dict().items()}, x)
-    close(_out(result, case), expected, "output after loading nn.Linear's state_dict", **F32)
+    expect_close(_out(result, case), expected, "output after loading nn.Linear's state_dict", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -274,7 +277,7 @@ def test_initialisation_distribution(sandbox):
     for name, parts in pooled.items():
         u = torch.cat(parts)
         expect_bounded(
-            ks_distance_uniform(u), at_most=ks_threshold(u.numel()),
+            ks_uniform(u), at_most=ks_threshold(u.numel()),
             name=f"the initial {name} values (all layers, each divided by its bound 1/√in_features): "
                  f"Kolmogorov-Smirnov distance from uniform on [-1, 1]",
             note=f"over {u.numel()} values; mean {float(u.mean()):.3f}, expected 0; variance {float(u.var()):.3f}, "

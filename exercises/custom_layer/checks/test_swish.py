@@ -8,17 +8,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from _custom_layer_helpers import (
-    F32,
-    F64,
+    TOL,
     SwishCase,
     betas,
-    call,
-    close,
-    gradient,
     swish_cases,
     swish_reference,
 )
-from grader.judge import expect_tensor
+from grader.judge import call, expect_close, expect_gradient, expect_tensor
 
 # Covered first on every run: beta other than 1 (a hard-coded beta cannot hide), a
 # negative beta, beta = 0, and a 0-d input.
@@ -72,7 +68,7 @@ def test_swish_forward(sandbox, case):
     """Swish: x * sigmoid(beta * x), same shape and dtype, fixed beta"""
     x = case.x()
     result = call(sandbox, "swish", x, args=[case.beta])
-    close(_out(result, case), swish_reference(x, case.beta), f"output (beta={case.beta})", **F32)
+    expect_close(_out(result, case), swish_reference(x, case.beta), f"output (beta={case.beta})", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -83,7 +79,7 @@ def test_swish_default_beta(sandbox):
     case = SwishCase(shape=(4, 3), beta=1.0, seed=5)
     x = case.x()
     result = call(sandbox, "swish", x)
-    close(_out(result, case), swish_reference(x, 1.0), "output of Swish()", **F32)
+    expect_close(_out(result, case), swish_reference(x, 1.0), "output of Swish()", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -94,7 +90,7 @@ def test_swish_float64(sandbox, case, learnable):
     """Swish: float64 in, float64 out, at float64 precision (fixed or learnable beta)"""
     x = case.x(torch.float64)
     result = call(sandbox, "swish", x, args=[case.beta, learnable])
-    close(_out(result, case, torch.float64), swish_reference(x, case.beta), "output (float64)", **F64)
+    expect_close(_out(result, case, torch.float64), swish_reference(x, case.beta), "output (float64)", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -106,7 +102,7 @@ def test_swish_fixed_beta_has_no_parameters(sandbox):
         result = call(sandbox, "swish", x, args=args)
         _no_parameters(result, what)
         beta = 1.0 if args is None else 1.5
-        close(_out(result, case), swish_reference(x, beta), f"output of {what}", **F32)
+        expect_close(_out(result, case), swish_reference(x, beta), f"output of {what}", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -119,7 +115,7 @@ def test_swish_learnable_beta(sandbox, beta):
     x = case.x()
     result = call(sandbox, "swish", x, args=[beta, True])
     _check_learnable_beta(result, beta)
-    close(_out(result, case), swish_reference(x, beta), f"output (beta={beta})", **F32)
+    expect_close(_out(result, case), swish_reference(x, beta), f"output (beta={beta})", tol=TOL)
 
 
 @pytest.mark.points(1)
@@ -130,8 +126,8 @@ def test_swish_loaded_beta_is_used(sandbox, beta, new_beta):
     case = SwishCase(shape=(4,), beta=beta, seed=7)
     x = case.x()
     result = call(sandbox, "swish", x, args=[beta, True], load={"beta": torch.tensor(new_beta)})
-    close(_out(result, case), swish_reference(x, new_beta),
-          f"output after load_state_dict({{'beta': {new_beta}}}) (built with beta={beta})", **F32)
+    expect_close(_out(result, case), swish_reference(x, new_beta),
+          f"output after load_state_dict({{'beta': {new_beta}}}) (built with beta={beta})", tol=TOL)
 
 
 @pytest.mark.points(2)
@@ -150,7 +146,7 @@ def test_swish_gradients(sandbox, case, learnable):
     want_x, want_beta = torch.autograd.grad(loss, (x_ref, beta_ref))
     grads = result.get("grads") or {}
     why = result.get("no_grad_reason")
-    close(gradient(grads.get("x"), "x", x, why=why), want_x, "gradient of x", **F32)
+    expect_close(expect_gradient(grads.get("x"), "x", x, why=why), want_x, "gradient of x", tol=TOL)
     if learnable:
         got = grads.get("beta")
         if got is None:
@@ -158,4 +154,4 @@ def test_swish_gradients(sandbox, case, learnable):
         got = expect_tensor(got, name="gradient of beta")
         if got.numel() != 1:
             raise AssertionError(f"gradient of beta: expected a single value, got shape {tuple(got.shape)}")
-        close(got.reshape(()).to(torch.float32), want_beta, "gradient of beta", atol=1e-4, rtol=1e-4)
+        expect_close(got.reshape(()).to(torch.float32), want_beta, "gradient of beta", atol=1e-4, rtol=1e-4)

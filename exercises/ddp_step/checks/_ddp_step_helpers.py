@@ -18,12 +18,12 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DistributedSampler
 
-from grader.judge import CandidateError, expect_close, expect_tensor
+from grader.judge import CandidateError, Tolerance, expect_close, expect_returned, expect_tensor
 
 #: A correct float32 implementation is far inside this for these sizes (values
 #: O(1), at most 4 ranks of 4 samples, 3 steps: rounding error ~1e-7); a gradient
 #: summed instead of averaged, or a stale one, is off by ~1e-2.
-TOL = {"atol": 1e-5, "rtol": 1e-5}
+TOL = Tolerance(atol=1e-5, rtol=1e-5)
 
 #: (world size, samples per rank) for the DDP checks: every world size 1 to 4,
 #: shards of 1 to 4 samples (shards are equal in size by contract).
@@ -202,11 +202,8 @@ def shard_all(sandbox, num_samples: int, world_size: int, settings: list[dict]) 
     for options, per_rank in zip(settings, result["results"]):
         shards = []
         for rank, report in enumerate(per_rank):
-            if "returned" in report:
-                raise AssertionError(
-                    f"shard_indices({num_samples}, {rank}, {world_size}{_kw(options)}) must return a list of "
-                    f"ints; it returned {report['returned']}"
-                )
+            expect_returned(report, function=f"shard_indices({num_samples}, {rank}, {world_size}{_kw(options)})",
+                            returns="a list of ints")
             shards.append(report["indices"])
         out.append(shards)
     return out
@@ -313,10 +310,6 @@ def _rank_state(rank: int, ws: int, report: dict, scenario: dict) -> RankState:
     return RankState(rank, params, grads, report.get("losses") or [])
 
 
-def close(actual: Tensor, expected: Tensor, what: str) -> None:
-    expect_close(actual, expected, what, **TOL)
-
-
 def same_on_every_rank(states: list[RankState], ws: int, *, kind: str = "params") -> None:
     """Every rank holds what rank 0 holds (within rounding)."""
     first = states[0]
@@ -326,5 +319,5 @@ def same_on_every_rank(states: list[RankState], ws: int, *, kind: str = "params"
             if (a is None) != (b is None):
                 raise AssertionError(f"world size {ws}: the gradient of {name} is None on one rank and not on another")
             if a is not None:
-                close(a, b, f"world size {ws}: {name} on rank {state.rank} differs from rank 0 "
-                            f"(the ranks are out of sync)")
+                expect_close(a, b, f"world size {ws}: {name} on rank {state.rank} differs from rank 0 "
+                                   f"(the ranks are out of sync)", tol=TOL)

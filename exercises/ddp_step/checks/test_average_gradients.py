@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from _ddp_step_helpers import PARAM_NAMES, WORLDS, average_scenario, close, ddp_run, mean_gradients
+from _ddp_step_helpers import PARAM_NAMES, TOL, WORLDS, average_scenario, ddp_run, mean_gradients
+from grader.judge import expect_close
 
 
 def _runs(**kwargs):
@@ -25,22 +26,18 @@ def _runs(**kwargs):
 def test_average_gradients_mean(sandbox):
     """average_gradients: every gradient ends as its mean over the ranks"""
     runs = _runs()
-    states = ddp_run(sandbox, runs)
-    for ws, scenario in runs:
-        expected = mean_gradients(scenario)
-        for state in states[ws]:
-            for name in PARAM_NAMES:
-                got = state.grads[name]
-                if got is None:
-                    raise AssertionError(f"world size {ws}: the gradient of {name} on rank {state.rank} became None")
-                close(got, expected[name], f"world size {ws}: gradient of {name} on rank {state.rank}")
+    _check_means(runs, ddp_run(sandbox, runs))
 
 
 @pytest.mark.points(1)
 def test_average_gradients_keeps_none(sandbox):
     """average_gradients: a parameter whose .grad is None keeps None on every rank"""
     runs = _runs(none=("spare",), frozen=("body.bias",))
-    states = ddp_run(sandbox, runs)
+    _check_means(runs, ddp_run(sandbox, runs))
+
+
+def _check_means(runs, states) -> None:
+    """Every rank's gradient is the mean over the ranks; a gradient None on every rank stays None."""
     for ws, scenario in runs:
         expected = mean_gradients(scenario)
         for state in states[ws]:
@@ -55,7 +52,8 @@ def test_average_gradients_keeps_none(sandbox):
                 elif got is None:
                     raise AssertionError(f"world size {ws}: the gradient of {name} on rank {state.rank} became None")
                 else:
-                    close(got, expected[name], f"world size {ws}: gradient of {name} on rank {state.rank}")
+                    expect_close(got, expected[name], f"world size {ws}: gradient of {name} on rank {state.rank}",
+                                 tol=TOL)
 
 
 @pytest.mark.points(1)

@@ -13,14 +13,14 @@ import torch
 
 from _ddp_step_helpers import (
     PARAM_NAMES,
+    TOL,
     WORLDS,
-    close,
     ddp_run,
     same_on_every_rank,
     single_process,
     train_scenario,
 )
-from grader.judge import expect_scalar
+from grader.judge import expect_close, expect_scalar
 
 
 #: The returned loss against the single-process loss (relative): float32 rounding is ~1e-7.
@@ -38,8 +38,9 @@ def _check_parameters(sandbox, runs, *, what: str) -> dict:
         expected = single_process(scenario)
         same_on_every_rank(states[ws], ws)
         for name in PARAM_NAMES:
-            close(states[ws][0].params[name], expected.params[name],
-                  f"world size {ws}: {name} after {what} (compared with one process on all shards together)")
+            expect_close(states[ws][0].params[name], expected.params[name],
+                         f"world size {ws}: {name} after {what} (compared with one process on all shards together)",
+                         tol=TOL)
     return states
 
 

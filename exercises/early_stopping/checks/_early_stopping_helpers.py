@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 import torch
 from hypothesis import strategies as st
 
-from grader.judge import expect_tensor
-
 NAN = float("nan")
 
 #: The state_dict of the probes' model, nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)).
@@ -164,16 +162,3 @@ def random_weights(g: torch.Generator) -> dict:
         else:
             out[name] = torch.randn(shape, generator=g)
     return out
-
-
-def check_weights(got, want: dict, what: str) -> None:
-    """The restored state_dict must hold exactly the expected values."""
-    if not isinstance(got, dict) or sorted(got) != sorted(want):
-        raise AssertionError(f"{what}: expected the model's state_dict keys {sorted(want)}")
-    for name, expected in want.items():
-        value = expect_tensor(got[name], shape=tuple(expected.shape), dtype=expected.dtype,
-                              name=f"{what}: {name}")
-        if not torch.equal(value, expected):
-            raise AssertionError(
-                f"{what}: {name} is {value.tolist()}, expected {expected.tolist()}"
-            )

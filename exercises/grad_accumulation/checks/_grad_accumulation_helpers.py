@@ -14,17 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-from hypothesis import strategies as st
 from torch import nn
 
-from grader.judge import expect_close, expect_scalar, expect_tensor
+from grader.judge import Tolerance, expect_close, expect_scalar, expect_tensor
 
 #: Parameter names and shapes of the probes' model: Sequential(Linear(3, 4), Tanh, Linear(4, 2)).
 PARAMS = {"0.weight": (4, 3), "0.bias": (4,), "2.weight": (2, 4), "2.bias": (2,)}
 #: float64 throughout; sums in another order differ by ~1e-15 relative.
-RTOL, ATOL = 1e-7, 1e-10
-
-seeds = st.integers(0, 2**32 - 1)
+TOL = Tolerance(atol=1e-10, rtol=1e-7)
 
 
 def make_params(seed: int) -> dict:
@@ -153,8 +150,8 @@ def check_gradients(result: dict, case: Case, *, first_only: bool = False) -> No
             if g is None:
                 raise AssertionError(f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad is None")
             g = expect_tensor(g, shape=tuple(w.shape), dtype=w.dtype, name=f"{name}.grad at step {s}")
-            expect_close(g, w, f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad", rtol=RTOL,
-                         atol=ATOL, note=f"it must be the gradient of the group's full-batch loss "
+            expect_close(g, w, f"{case.describe()}: at step {s} (micro-batches {group}) {name}.grad", tol=TOL,
+                         note=f"it must be the gradient of the group's full-batch loss "
                                          f"(its norm is {float(g.norm()):.4g}, that one's {float(w.norm()):.4g})")
         if first_only:
             return
@@ -164,7 +161,7 @@ def check_params(result: dict, case: Case) -> None:
     expected = reference(case)
     for name, w in expected.params.items():
         got = expect_tensor(result["params"][name], shape=tuple(w.shape), dtype=w.dtype, name=name)
-        expect_close(got, w, f"{case.describe()}: after training, {name}", rtol=RTOL, atol=ATOL,
+        expect_close(got, w, f"{case.describe()}: after training, {name}", tol=TOL,
                      note="it must equal one full-batch SGD step per group")
 
 
@@ -180,7 +177,7 @@ def check_losses(result: dict, case: Case) -> None:
     for s, (got, w) in enumerate(zip(returned, want)):
         if isinstance(got, dict):
             raise AssertionError(f"{case.describe()}: loss {s} must be a Python float, it is {got['unsupported']}")
-        expect_scalar(got, w, name=f"{case.describe()}: loss {s}", types=(float,), rtol=RTOL, atol=ATOL,
+        expect_scalar(got, w, name=f"{case.describe()}: loss {s}", types=(float,), tol=TOL,
                       note="the group's full-batch loss before the step")
 
 

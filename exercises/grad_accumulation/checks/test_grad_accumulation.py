@@ -16,11 +16,10 @@ from _grad_accumulation_helpers import (
     check_losses,
     check_params,
     run,
-    seeds,
     stale_grads,
     touched_before_refusal,
 )
-from grader.judge import candidate_raises
+from grader.judge import candidate_raises, seeds
 
 
 @pytest.mark.points(2)
@@ -67,7 +66,7 @@ def test_returns_group_losses(sandbox):
 
 
 @pytest.mark.points(3)
-@given(n=st.integers(1, 7), size=st.integers(1, 3), k=st.integers(1, 4), seed=seeds)
+@given(n=st.integers(1, 7), size=st.integers(1, 3), k=st.integers(1, 4), seed=seeds())
 @example(n=6, size=2, k=3, seed=6)
 @example(n=4, size=1, k=1, seed=7)
 def test_many_groups_with_momentum(sandbox, n, size, k, seed):
@@ -90,7 +89,7 @@ def test_trailing_partial_group(sandbox):
 
 
 @pytest.mark.points(3)
-@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=7), k=st.integers(1, 4), seed=seeds)
+@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=7), k=st.integers(1, 4), seed=seeds())
 @example(sizes=[1, 5, 2, 4], k=2, seed=9)
 @example(sizes=[3, 1, 1], k=3, seed=10)
 def test_unequal_micro_batch_sizes(sandbox, sizes, k, seed):

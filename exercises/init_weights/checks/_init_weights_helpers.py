@@ -1,4 +1,4 @@
-"""Judge-side helpers for the init_weights checks: the probes' model, expected laws, statistics.
+"""Judge-side helpers for the init_weights checks: the probes' model and the expected laws.
 
 The file name is exercise-specific so that it never clashes with another
 exercise's helpers in one judge process.
@@ -13,8 +13,6 @@ from torch import Tensor
 
 from grader.judge import expect_tensor
 
-#: Probability that a statistical test fails a correct implementation, at most.
-FALSE_FAILURE = 1e-7
 STD_TOLERANCE = 0.10  # relative; the smallest conv has 6912 weights: 10% is about 12 standard errors
 
 # The probes' zoo (probes.py:_zoo): name -> weight shape.
@@ -87,29 +85,3 @@ def xavier_bound(shape: tuple) -> float:
 
 def kaiming_fan_out_std(shape: tuple) -> float:
     return math.sqrt(2.0 / (shape[0] * math.prod(shape[2:])))
-
-
-# ---------------------------------------------------------------------- statistics
-
-
-def ks_threshold(n: int, alpha: float = FALSE_FAILURE) -> float:
-    """Dvoretzky-Kiefer-Wolfowitz (Massart): P(D_n > t) <= 2 exp(-2 n t²); + 1e-4 for float rounding."""
-    return math.sqrt(math.log(2 / alpha) / (2 * n)) + 1e-4
-
-
-def _ks(sorted_cdf: Tensor) -> float:
-    n = sorted_cdf.numel()
-    i = torch.arange(1, n + 1, dtype=torch.float64)
-    return float(torch.maximum((i / n - sorted_cdf).max(), (sorted_cdf - (i - 1) / n).max()))  # NaN stays NaN
-
-
-def ks_uniform(u: Tensor) -> float:
-    """Kolmogorov-Smirnov distance between the sample u and the uniform law on [-1, 1]."""
-    u, _ = u.double().flatten().sort()
-    return _ks(((u + 1) / 2).clamp(0, 1))
-
-
-def ks_normal(z: Tensor) -> float:
-    """Kolmogorov-Smirnov distance between the sample z and the standard normal law."""
-    z, _ = z.double().flatten().sort()
-    return _ks(0.5 * (1 + torch.special.erf(z / math.sqrt(2))))

@@ -15,11 +15,10 @@ from _label_smoothing_ce_helpers import (
     ignore_indices,
     ignored_shares,
     reductions,
-    seeds,
     sizes_C,
     sizes_N,
 )
-from grader.judge import candidate_raises, expect_close, expect_tensor
+from grader.judge import candidate_raises, expect_close, expect_tensor, seeds
 
 # ---------------------------------------------------------------------- visible
 
@@ -30,7 +29,7 @@ from grader.judge import candidate_raises, expect_close, expect_tensor
     "With epsilon = 0 this is plain cross-entropy: the mean over positions of "
     "-log_softmax(logits)[target], the softmax taken over dim 1 (the classes)."
 )
-@given(N=sizes_N, C=sizes_C, seed=seeds)
+@given(N=sizes_N, C=sizes_C, seed=seeds())
 @example(N=3, C=4, seed=0)
 def test_plain_cross_entropy(sandbox, N, C, seed):
     """epsilon = 0 on (N, C): plain cross-entropy, mean over the batch"""
@@ -47,7 +46,7 @@ def test_plain_cross_entropy(sandbox, N, C, seed):
     "epsilon is spread over ALL C classes: every class gets epsilon / C and the true class "
     "gets 1 - epsilon on top, so the smoothed target sums to 1."
 )
-@given(N=sizes_N, C=sizes_C, epsilon=epsilons, seed=seeds)
+@given(N=sizes_N, C=sizes_C, epsilon=epsilons, seed=seeds())
 @example(N=3, C=4, epsilon=0.3, seed=0)
 @example(N=2, C=2, epsilon=1.0, seed=1)
 def test_smoothing(sandbox, N, C, epsilon, seed):
@@ -73,7 +72,7 @@ def test_reductions(sandbox):
 
 @pytest.mark.points(3)
 @given(N=sizes_N, C=sizes_C, epsilon=epsilons, ignore_index=ignore_indices, ignored=ignored_shares,
-       reduction=reductions, seed=seeds)
+       reduction=reductions, seed=seeds())
 @example(N=6, C=4, epsilon=0.2, ignore_index=-100, ignored=0.5, reduction="mean", seed=5)
 @example(N=6, C=4, epsilon=0.2, ignore_index=-100, ignored=0.5, reduction="sum", seed=5)
 @example(N=6, C=4, epsilon=0.2, ignore_index=-100, ignored=0.5, reduction="none", seed=5)
@@ -86,7 +85,7 @@ def test_ignore_index(sandbox, N, C, epsilon, ignore_index, ignored, reduction, 
 
 @pytest.mark.points(3)
 @given(N=sizes_N, C=sizes_C, extra=extra_dims, epsilon=epsilons, ignored=ignored_shares,
-       reduction=reductions, seed=seeds)
+       reduction=reductions, seed=seeds())
 @example(N=2, C=3, extra=(4,), epsilon=0.1, ignored=0.0, reduction="mean", seed=0)
 @example(N=2, C=4, extra=(3, 2), epsilon=0.3, ignored=0.25, reduction="none", seed=1)
 def test_extra_dimensions(sandbox, N, C, extra, epsilon, ignored, reduction, seed):
@@ -97,7 +96,7 @@ def test_extra_dimensions(sandbox, N, C, extra, epsilon, ignored, reduction, see
 
 @pytest.mark.points(3)
 @given(N=sizes_N, C=sizes_C, extra=extra_dims | extra_dims.map(lambda _: ()), epsilon=epsilons,
-       ignored=ignored_shares, reduction=reductions, dtype=dtypes, seed=seeds)
+       ignored=ignored_shares, reduction=reductions, dtype=dtypes, seed=seeds())
 @example(N=4, C=3, extra=(), epsilon=0.25, ignored=0.5, reduction="mean", dtype="float32", seed=2)
 @example(N=3, C=5, extra=(2,), epsilon=0.5, ignored=0.25, reduction="none", dtype="float64", seed=3)
 def test_gradients(sandbox, N, C, extra, epsilon, ignored, reduction, dtype, seed):

@@ -15,7 +15,7 @@ from _lora_linear_helpers import (
     PLAIN,
     VECTOR,
     Case,
-    call,
+    call_lora,
     cases,
     close,
     merged_weight,
@@ -28,15 +28,15 @@ from grader.judge import CandidateError, candidate_raises, expect_gradient, expe
 
 def _build(sandbox, case: Case) -> tuple[dict, dict]:
     t = case.tensors()
-    result = call(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
+    result = call_lora(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
     return result, t
 
 
 def _forward(sandbox, case: Case, dtype=torch.float32, **extra) -> tuple[dict, dict]:
     t = case.tensors(dtype)
     kwargs = {k: t[k] for k in extra}
-    result = call(sandbox, "lora_forward", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"], t["x"],
-                  **kwargs)
+    result = call_lora(sandbox, "lora_forward", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"], t["x"],
+                       **kwargs)
     return result, t
 
 
@@ -84,7 +84,7 @@ def test_adapter_shapes_and_init(sandbox, case):
 def test_adapters_take_the_base_dtype(sandbox, case):
     """lora_A and lora_B are created in the base weight's dtype (a float64 base gives float64 adapters)"""
     t = case.tensors(torch.float64)
-    result = call(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
+    result = call_lora(sandbox, "lora_build", t["weight"], t["bias"], case.r, case.alpha, t["x"])
     what = f"{case.describe()} with a float64 base"
     expect_tensor(result["A"], shape=(case.r, case.in_features), dtype=torch.float64, name=f"lora_A of {what}")
     expect_tensor(result["B"], shape=(case.out_features, case.r), dtype=torch.float64, name=f"lora_B of {what}")
@@ -206,7 +206,7 @@ def test_gradients_reach_only_the_adapters(sandbox, case):
 
 def _merge(sandbox, case: Case) -> tuple[dict, dict]:
     t = case.tensors()
-    result = call(sandbox, "lora_merge", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"], t["x"])
+    result = call_lora(sandbox, "lora_merge", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"], t["x"])
     return result, t
 
 
@@ -241,7 +241,7 @@ def test_merge_gives_an_equivalent_linear(sandbox, case):
 def test_merge_keeps_the_base_dtype(sandbox, case):
     """merge() of a layer with a float64 base gives a float64 nn.Linear (weight and bias)"""
     t = case.tensors(torch.float64)
-    result = call(sandbox, "lora_merged_tensors", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"])
+    result = call_lora(sandbox, "lora_merged_tensors", t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"])
     what = f"{case.describe()} with a float64 base"
     for name in ("weight", "bias"):
         if result[name] is None and name == "bias":

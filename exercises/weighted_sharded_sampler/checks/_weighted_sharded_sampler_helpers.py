@@ -19,7 +19,6 @@ from grader.judge import expect_bounded, expect_tensor
 P_MIN = 1e-5
 BIG = 20_000
 
-seeds = st.integers(0, 2**31 - 1)
 label_values = st.integers(-3, 12)
 weight_values = st.sampled_from([0, 0.5, 1, 2, 3])
 

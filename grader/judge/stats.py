@@ -1,0 +1,48 @@
+"""Goodness of fit for random initialisations: Kolmogorov-Smirnov distances and a threshold.
+
+A check of "drawn from U(-a, a)" or "normal with std s" cannot compare values;
+it measures how far the sample's distribution is from the law (the largest gap
+between the empirical CDF and the law's) and fails above a threshold that a
+correct implementation exceeds with probability at most ``FALSE_FAILURE``
+(Dvoretzky-Kiefer-Wolfowitz, Massart's constant: ``P(D_n > t) <= 2 exp(-2 n t²)``
+for every n and t). Compare the distance with ``expect_bounded``: a NaN in the
+sample gives a NaN distance, which fails there.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+#: Probability that a goodness-of-fit check fails a correct implementation, at most.
+FALSE_FAILURE = 1e-7
+
+
+def ks_threshold(n: int, alpha: float = FALSE_FAILURE) -> float:
+    """A distance a sample of ``n`` independent draws from the law exceeds with probability below ``alpha``.
+
+    1e-4 is added for float rounding (float32 draws have 24-bit resolution, so the
+    sample's CDF is off by ~1e-7 at most).
+    """
+    return math.sqrt(math.log(2 / alpha) / (2 * n)) + 1e-4
+
+
+def ks_uniform(u: Tensor) -> float:
+    """Kolmogorov-Smirnov distance between the sample ``u`` and the uniform law on [-1, 1]."""
+    u, _ = u.double().flatten().sort()
+    return _ks(((u + 1) / 2).clamp(0, 1))
+
+
+def ks_normal(z: Tensor) -> float:
+    """Kolmogorov-Smirnov distance between the sample ``z`` and the standard normal law."""
+    z, _ = z.double().flatten().sort()
+    return _ks(0.5 * (1 + torch.special.erf(z / math.sqrt(2))))
+
+
+def _ks(sorted_cdf: Tensor) -> float:
+    """The distance, from the law's CDF at each sorted sample point."""
+    n = sorted_cdf.numel()
+    i = torch.arange(1, n + 1, dtype=torch.float64)
+    return float(torch.maximum((i / n - sorted_cdf).max(), (sorted_cdf - (i - 1) / n).max()))  # NaN stays NaN

@@ -20,15 +20,17 @@ NAMES = all_exercise_names()
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_corpus_has_a_reference_two_variants_and_six_mutants_each_saying_its_mistake(name):
+    """A mutant written as a patch says it in its description, and must apply to the reference as it is now."""
     ex = load_exercise(name)
     items = corpus(ex)
-    kinds = [kind for kind, _ in items]
-    assert items[0][1].is_file(), f"no reference solution at {items[0][1]}"
+    kinds = [item.kind for item in items]
+    assert items[0].path.is_file(), f"no reference solution at {items[0].path}"
     assert kinds.count("variant") >= 2 and kinds.count("mutant") >= 6, kinds
-    for kind, path in items:
-        if path is not None:
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-            assert doc and doc.strip(), f"{path} has no docstring saying what it is"
+    for item in corpus(ex, more=True):
+        if item.kind != "stub":
+            doc = item.description()
+            assert doc and doc.strip(), f"{item.path} has no docstring saying what it is"
+            ast.parse(item.source())  # a patch that does not apply raises, naming the hunk
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -68,11 +70,11 @@ def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
     listed). Mutants keep their verdict: none trips a tampering or dynamic-access rule, and exactly those
     whose docstring says they use a forbidden API have a forbidden hit."""
     ex = load_exercise(name)
-    for kind, path in corpus(ex, more=True):
-        if path is None:
+    for item in corpus(ex, more=True):
+        if item.kind == "stub":
             continue
-        source = path.read_text(encoding="utf-8")
-        audit = audit_source(source, ex.config.forbidden, filename=path.name)
+        kind, path = item.kind, item.path
+        audit = audit_source(item.source(), ex.config.forbidden, filename=ex.config.exercise.submission)
         key = f"{name}/{path.relative_to(path.parents[1] if kind != 'reference' else path.parent).as_posix()}"
         assert audit.parsed, key
         serious = [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH]
@@ -81,5 +83,5 @@ def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
             assert audit.forbidden == [], (key, audit.forbidden)
             assert bool(audit.findings) == (key in PRIVATE_ON_PURPOSE), (key, audit.findings)
         else:
-            says_forbidden = "forbidden" in (ast.get_docstring(ast.parse(source)) or "").lower() + path.name
+            says_forbidden = "forbidden" in (item.description() or "").lower() + path.name
             assert bool(audit.forbidden) == says_forbidden, (key, audit.forbidden)

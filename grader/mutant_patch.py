@@ -16,7 +16,8 @@ the reference, as ``diff -u`` or ``git diff`` writes it::
 
 Every line before the first ``--- `` (or ``diff --git``) line is the description: what a
 docstring says for a whole-file mutant, the mistake in words. Then the diff of one file,
-the reference (``--- NAME`` names it; ``a/NAME`` is fine too). ``patch`` and
+the reference: its name stands on the ``---`` or the ``+++`` line (``a/NAME``, a
+path, or ``diff -u NAME /tmp/copy.py``'s two names are all fine). ``patch`` and
 ``git apply`` read the file as it is.
 
 Applied strictly, as ``git apply`` does by default: every context and removed line must
@@ -72,13 +73,13 @@ class MutantPatch:
 
     path: Path
     description: str
-    target: str  # the file name the diff names (its basename)
+    names: tuple[str, ...]  # the file names (basenames) on the diff's '---' and '+++' lines
     hunks: tuple[Hunk, ...]
 
     def apply_to(self, reference: Path) -> str:
         """The reference's text with every hunk applied; :class:`MutantPatchError` when one does not fit."""
-        if self.target != reference.name:
-            raise MutantPatchError(f"{_where(self.path)}: the diff is against {self.target!r}, "
+        if reference.name not in self.names:
+            raise MutantPatchError(f"{_where(self.path)}: the diff is against {' / '.join(dict.fromkeys(self.names))!r}, "
                                    f"not the reference {reference.name!r}.")
         return apply_hunks(self, reference.read_text(encoding="utf-8"), reference.name)
 
@@ -110,7 +111,8 @@ def parse_patch(text: str, path: Path) -> MutantPatch:
     if trailing:
         raise MutantPatchError(f"{_where(path)}: line {trailing[0]}: text after the last hunk "
                                "(the description goes above the '---' line).")
-    return MutantPatch(path, description, Path(files[0].path).name, hunks)
+    names = tuple(Path(name).name for name in (files[0].source_file, files[0].target_file))
+    return MutantPatch(path, description, names, hunks)
 
 
 def _hunk(hunk, offset: int) -> Hunk:

@@ -87,6 +87,18 @@ def test_a_diff_against_another_file_is_refused(tmp_path, reference):
         read_patch(path).apply_to(reference)
 
 
+def test_a_diff_of_the_reference_against_a_copy_by_another_name_applies(tmp_path, reference):
+    """The workflow the error's hint gives: copy the reference anywhere, make the mistake, `diff -u REF COPY`."""
+    copy = tmp_path / "scratch.py"
+    copy.write_text(REFERENCE.replace("return x + by", "return x - by"))
+    diff = (f"--- {reference}\t2026-11-25 09:00:00\n+++ {copy}\t2026-11-25 09:01:00\n"
+            "@@ -12,2 +12,2 @@\n def shift(x, by):\n-    return x + by\n+    return x - by\n")
+    if shutil.which("diff"):
+        diff = subprocess.run(["diff", "-u", str(reference), str(copy)], capture_output=True, text=True).stdout
+    path = _patch(tmp_path, "Mutant: shifts the wrong way.\n\n" + diff)
+    assert read_patch(path).apply_to(reference) == copy.read_text()
+
+
 @pytest.mark.parametrize("text, why", [
     (PATCH.split("--- ")[0], "no diff in it"),
     (PATCH[PATCH.index("--- "):], "no description"),

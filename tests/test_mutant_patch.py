@@ -112,7 +112,7 @@ def test_a_malformed_patch_is_refused_saying_why(tmp_path, text, why):
 
 
 def test_make_patch_round_trips_and_writes_what_diff_would(tmp_path, reference):
-    """What the conversion script and `grader new` write is a patch `patch` itself applies the same way."""
+    """What `grader new` writes (make_patch) is a patch `patch` itself applies the same way."""
     mutant = REFERENCE.replace("return x + by", "return x - by")
     text = make_patch(REFERENCE, mutant, name="toy.py", description="Mutant: shifts the wrong way.")
     path = _patch(tmp_path, text, "wrong_way.diff")

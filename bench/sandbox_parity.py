@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from grader.exercise import load_exercise
 from grader.grading import grade
@@ -34,11 +36,12 @@ def main() -> int:
     parser.add_argument("--exercise", action="append", help="default: every exercise")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
+    applied = Path(tempfile.mkdtemp(prefix="parity-mutants-"))
     totals = {"docker": 0.0, "local": 0.0}
     disagreements = files = 0
     for name in args.exercise or all_exercise_names():
         ex = load_exercise(name)
-        paths = [p or ex.stub for _, p in corpus(ex)]
+        paths = [item.gradable(applied / name) for item in corpus(ex)]  # a patched mutant: its applied source
 
         def both(path):
             docker, t_docker = timed_grade(ex, path, "docker")

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from grader.batch.similarity import Pair, Submission, normalise, similar_pairs  # noqa: E402
+from grader.corpus import corpus  # noqa: E402
 from grader.exercise import load_exercise  # noqa: E402
 from grader.grading import MAX_SUBMISSION_BYTES  # noqa: E402
 
@@ -92,8 +93,8 @@ def big_file() -> str:
 
 def typical(exercise: str, n: int) -> tuple[list[Submission], dict[str, str]]:
     ex = load_exercise(exercise)
-    files = sorted((REPO / "solutions" / ex.name).rglob("*.py"))
-    subs = [Submission(f"c{i:03d}", ex.name, f"# candidate {i}\n" + files[i % len(files)].read_text(), None)
+    files = [item.source() for item in corpus(ex, more=True) if item.kind != "stub"]  # patches applied
+    subs = [Submission(f"c{i:03d}", ex.name, f"# candidate {i}\n" + files[i % len(files)], None)
             for i in range(n)]
     return subs, {ex.name: ex.stub.read_text()}
 

@@ -1,6 +1,6 @@
 """grader: grade PyTorch interview exercises.
 
-Zones (see ../shared/design.md):
+Zones (the README, "How it is built"):
 - ``grader.judge``: trusted. Runs the hidden pytest + hypothesis checks and scores.
 - ``grader.sandbox``: where candidate code runs (``worker``) and how we reach it
   (``docker_backend``, ``local_backend``).

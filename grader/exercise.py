@@ -45,9 +45,9 @@ class Limits(_Strict):
     """Sandbox limits. Every field can be set per exercise under [limits]."""
 
     memory_mb: int = Field(1024, ge=64, description="RAM, and RAM+swap (no extra swap)")
-    cpus: float = Field(1.0, gt=0)
-    pids: int = Field(128, ge=8)
-    nofile: int = Field(256, ge=16)
+    cpus: float = Field(1.0, gt=0, description="CPU share of the sandbox (Docker's --cpus)")
+    pids: int = Field(128, ge=8, description="processes and threads the sandbox may hold at once")
+    nofile: int = Field(256, ge=16, description="open files per process")
     fsize_mb: int = Field(16, ge=1, description="largest file the candidate may write")
     tmpfs_mb: int = Field(64, ge=1, description="size of the writable /tmp")
     result_mb: int = Field(16, ge=1, le=MAX_FRAME_BYTES // (1024 * 1024),
@@ -63,20 +63,29 @@ class Limits(_Strict):
 
 
 class ExerciseMeta(_Strict):
+    """What the exercise is: ``[exercise]``."""
+
     name: str = Field(pattern=EXERCISE_NAME, description="letters, digits, '_' and '-': the folder's name")
-    title: str
-    version: str = "1"
+    title: str = Field(description="one line, shown by grader list and on the scorecard")
+    version: str = Field("1", description="the author's version, recorded in every report; bump it when a "
+                                          "check or limit changes (results are also keyed by the content)")
     level: Literal["mid", "senior", "principal"] = Field(
         "mid", description="the seniority the exercise is pitched at: what a panel hiring for it expects")
-    topics: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list, description="what it exercises, for grader list")
     submission: str = Field(description="file name the candidate edits, e.g. attention.py")
-    gpu: GpuPolicy = GpuPolicy.NONE
+    gpu: GpuPolicy = Field(GpuPolicy.NONE, description="none: never a GPU; optional: one with --gpus, checks "
+                                                       "marked gpu skip without; required: not graded without")
 
 
 class ChecksConfig(_Strict):
-    default_visibility: Literal["visible", "hidden"] = "hidden"
+    """How the checks run: ``[checks]``."""
+
+    default_visibility: Literal["visible", "hidden"] = Field(
+        "hidden", description="a check without @pytest.mark.visibility(...): hidden shows a candidate its name, "
+                              "points and status only")
     seed: int = Field(0, description="default hypothesis seed: same file, same seed, same score")
-    max_examples: int = Field(25, ge=1, le=1000)
+    max_examples: int = Field(25, ge=1, le=1000, description="hypothesis examples per property check, "
+                                                             "unless the check's own @settings says otherwise")
 
 
 class ForbiddenConfig(_Strict):

@@ -1,32 +1,34 @@
 """Prove an exercise's checks: the reference earns full marks, the stub zero, every mutant loses points.
 
-``solutions/<name>/`` holds the reference (``<submission file>``), ``variants/``
-(other correct answers, written differently: each must also earn full marks),
-``mutants/`` (plausible wrong answers: each must lose points; CI grades these) and
-``more_mutants/`` (more of the same, graded with ``--more``: each grading costs
+What is graded is the corpus (:mod:`grader.corpus`): the reference, the stub, ``variants/``
+(other correct answers: each must also earn full marks), ``mutants/`` (plausible wrong
+answers, whole files or patches against the reference: each must lose points; CI grades
+these) and ``more_mutants/`` (more of the same, graded with ``--more``: each grading costs
 seconds, so CI keeps a curated set in which every catching check is exercised). A grading that
-was not graded is a failure of the validation too, named as such, never a pass.
+was not graded is a failure of the validation too, named as such, never a pass; so is a
+patch that does not apply.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from grader.exercise import EXERCISES_DIR, REPO_ROOT, Exercise, load_exercise
+from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
+from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.grading import grade
+from grader.mutant_patch import MutantPatchError
 from grader.reports.model import FindingKind, Report, Status
-
-SOLUTIONS_DIR = REPO_ROOT / "solutions"
 
 
 @dataclass
 class Verdict:
     kind: str  # reference | variant | stub | mutant
-    path: Path
+    path: Path  # the file as the author wrote it (a mutant's .diff for a patch)
     report: Report
     problem: str | None = None  # None: as expected
 
@@ -58,16 +60,6 @@ class ExerciseValidation:
                     if c.status is not Status.SKIPPED and c.score < c.max_score:
                         out.setdefault(c.name, []).append(v.path.stem)
         return out
-
-
-def corpus(ex: Exercise, solutions_dir: Path = SOLUTIONS_DIR, *, more: bool = False) -> list[tuple[str, Path | None]]:
-    """What to grade for ``ex``: ``(kind, path)``; the stub is ``None`` (the exercise's own file)."""
-    root = solutions_dir / ex.name
-    items: list[tuple[str, Path | None]] = [("reference", root / ex.config.exercise.submission), ("stub", None)]
-    items += [("variant", p) for p in sorted((root / "variants").glob("*.py"))]
-    for folder in ("mutants", "more_mutants") if more else ("mutants",):
-        items += [("mutant", p) for p in sorted((root / folder).glob("*.py"))]
-    return items
 
 
 def _judge(kind: str, report: Report) -> str | None:
@@ -108,18 +100,19 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     exercise's policy decides, as for ``grader submit``).
     """
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
+    applied = tempfile.TemporaryDirectory(prefix="grader-mutants-")  # patched mutants, as files grade() takes
 
-    def run(ex: Exercise, kind: str, path: Path | None) -> tuple[Verdict, float, float]:
+    def run(ex: Exercise, item: CorpusFile, path: Path) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
         report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus)
-        return Verdict(kind, path or ex.stub, report, _judge(kind, report)), start, time.perf_counter()
+        return Verdict(item.kind, item.path, report, _judge(item.kind, report)), start, time.perf_counter()
 
     try:
         planned = []
         for spec in specs:
             ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
-            result, items = _plan(ex, solutions_dir, more)
-            planned.append((result, [pool.submit(run, ex, kind, path) for kind, path in items]))
+            result, items = _plan(ex, solutions_dir, more, Path(applied.name) / ex.name)
+            planned.append((result, [pool.submit(run, ex, item, path) for item, path in items]))
         for result, futures in planned:
             graded = [f.result() for f in futures]
             result.verdicts = [verdict for verdict, _, _ in graded]
@@ -130,18 +123,28 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
             yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
+        applied.cleanup()
 
 
-def _plan(ex: Exercise, solutions_dir: Path, more: bool) -> tuple[ExerciseValidation, list[tuple[str, Path | None]]]:
-    """The files to grade, and problems with the exercise itself found before grading anything."""
+def _plan(ex: Exercise, solutions_dir: Path, more: bool,
+          applied: Path) -> tuple[ExerciseValidation, list[tuple[CorpusFile, Path]]]:
+    """The files to grade (each with the path ``grade()`` takes: a patch applied under ``applied``), and
+    problems with the exercise itself found before grading anything (a patch that does not apply is one)."""
     result = ExerciseValidation(ex.name)
     items = corpus(ex, solutions_dir, more=more)
-    if not items[0][1].is_file():
-        result.problems.append(f"no reference solution at {items[0][1]}")
-        items = items[1:]
-    if not any(kind == "mutant" for kind, _ in items):
+    if not items[0].path.is_file():
+        result.problems.append(f"no reference solution at {items[0].path}")
+        items = [item for item in items[1:] if not item.is_patch]
+    if not any(item.kind == "mutant" for item in items):
         result.problems.append(f"no mutants in {solutions_dir / ex.name / 'mutants'}")
-    return result, items
+    result.problems += named_twice(items)
+    planned = []
+    for item in items:
+        try:
+            planned.append((item, item.gradable(applied)))
+        except MutantPatchError as e:
+            result.problems.append(str(e))  # names the patch, the hunk and the line
+    return result, planned
 
 
 def all_exercise_names() -> list[str]:

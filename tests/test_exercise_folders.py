@@ -7,13 +7,15 @@ Docker after this suite.
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 
-from grader.exercise import load_exercise
+from grader.corpus import SOLUTIONS_DIR, corpus
+from grader.exercise import Exercise, load_exercise
 from grader.judge.audit import audit_source
 from grader.reports.model import FindingKind
-from grader.validation import all_exercise_names, corpus
+from grader.validation import all_exercise_names
 
 NAMES = all_exercise_names()
 
@@ -21,20 +23,32 @@ NAMES = all_exercise_names()
 @pytest.mark.parametrize("name", NAMES)
 def test_the_corpus_has_a_reference_two_variants_and_six_mutants_each_saying_its_mistake(name):
     ex = load_exercise(name)
-    items = corpus(ex)
-    kinds = [kind for kind, _ in items]
-    assert items[0][1].is_file(), f"no reference solution at {items[0][1]}"
+    kinds = [item.kind for item in corpus(ex)]
     assert kinds.count("variant") >= 2 and kinds.count("mutant") >= 6, kinds
-    for kind, path in items:
-        if path is not None:
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-            assert doc and doc.strip(), f"{path} has no docstring saying what it is"
+    check_corpus_says_what_each_file_is(ex, SOLUTIONS_DIR)
+
+
+def check_corpus_says_what_each_file_is(ex: Exercise, solutions_dir: Path) -> None:
+    """A reference; every variant and mutant has a docstring (a patch: a description) saying what it is,
+    and a patch applies to the reference as it is now."""
+    items = corpus(ex, solutions_dir, more=True)
+    assert items[0].path.is_file(), f"no reference solution at {items[0].path}"
+    for item in items:
+        if item.kind != "stub":
+            doc = item.description()
+            assert doc and doc.strip(), f"{item.path} has no docstring saying what it is"
+            ast.parse(item.source())  # a patch that does not apply raises, naming the hunk
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_prompt_starts_with_the_contract_and_the_candidate_gets_examples(name):
-    ex = load_exercise(name)
-    meta = ex.config.exercise
+    check_prompt_and_examples(load_exercise(name))
+
+
+def check_prompt_and_examples(ex: Exercise) -> None:
+    """The contract's section starts within 14 lines and shows the API; "Level: X." stands above it; one
+    public example file, test_<name>_example.py."""
+    name, meta = ex.name, ex.config.exercise
     lines = ex.readme.read_text(encoding="utf-8").splitlines()
     first_section = next(i for i, line in enumerate(lines) if line.startswith("## "))
     assert first_section < 15, f"{name}: the first section starts at line {first_section + 1}"
@@ -48,9 +62,12 @@ def test_the_prompt_starts_with_the_contract_and_the_candidate_gets_examples(nam
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_stub_and_public_examples_never_reach_for_anything(name):
+    check_stub_and_examples(load_exercise(name))
+
+
+def check_stub_and_examples(ex: Exercise) -> None:
     """The candidate's starting point holds no forbidden API and no finding; the public examples
     (tests that may compare with torch's own implementation) at least never tamper or go dynamic."""
-    ex = load_exercise(name)
     stub = audit_source(ex.stub.read_text(encoding="utf-8"), ex.config.forbidden, filename=ex.stub.name)
     assert stub.parsed and stub.forbidden == [] and stub.findings == [], (stub.forbidden, stub.findings)
     for example in ex.public_files[2:]:
@@ -64,15 +81,19 @@ PRIVATE_ON_PURPOSE = {"clip_grad_norm/variants/foreach_generator_once.py"}
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
+    check_audit_of_the_corpus(load_exercise(name), SOLUTIONS_DIR)
+
+
+def check_audit_of_the_corpus(ex: Exercise, solutions_dir: Path) -> None:
     """Reference and variants: no forbidden API, no tampering, no dynamic access (private torch only where
     listed). Mutants keep their verdict: none trips a tampering or dynamic-access rule, and exactly those
     whose docstring says they use a forbidden API have a forbidden hit."""
-    ex = load_exercise(name)
-    for kind, path in corpus(ex, more=True):
-        if path is None:
+    name = ex.name
+    for item in corpus(ex, solutions_dir, more=True):
+        if item.kind == "stub":
             continue
-        source = path.read_text(encoding="utf-8")
-        audit = audit_source(source, ex.config.forbidden, filename=path.name)
+        kind, path = item.kind, item.path
+        audit = audit_source(item.source(), ex.config.forbidden, filename=ex.config.exercise.submission)
         key = f"{name}/{path.relative_to(path.parents[1] if kind != 'reference' else path.parent).as_posix()}"
         assert audit.parsed, key
         serious = [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH]
@@ -81,5 +102,29 @@ def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
             assert audit.forbidden == [], (key, audit.forbidden)
             assert bool(audit.findings) == (key in PRIVATE_ON_PURPOSE), (key, audit.findings)
         else:
-            says_forbidden = "forbidden" in (ast.get_docstring(ast.parse(source)) or "").lower() + path.name
+            says_forbidden = "forbidden" in (item.description() or "").lower() + path.name
             assert bool(audit.forbidden) == says_forbidden, (key, audit.forbidden)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checks_fail_by_raising_assertion_error_never_by_assert(name):
+    check_no_bare_assert(load_exercise(name))
+
+
+def check_no_bare_assert(ex: Exercise) -> None:
+    """A check fails with ``raise AssertionError("what was compared: ...")``, the helpers' way, never ``assert``:
+    ``python -O`` drops an ``assert``, and in a helper module pytest does not rewrite it, so it fails, if at
+    all, with no message for the scorecard."""
+    found = [f"{path.relative_to(ex.root)}:{node.lineno}"
+             for path in sorted(ex.checks_dir.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Assert)]
+    assert found == [], f"{ex.name}: `assert` in checks (raise AssertionError with a message instead): {found}"
+
+
+def test_the_bare_assert_rule_finds_an_assert_in_a_helper(tmp_path):
+    """The scan sees an ``assert`` wherever it stands in checks/, a helper module's included."""
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "_helpers.py").write_text("def close(a, b):\n    x = 1\n    assert a == b\n")
+    ex = Exercise(tmp_path, load_exercise("clip_grad_norm").config)
+    with pytest.raises(AssertionError, match=r"checks/_helpers.py:3"):
+        check_no_bare_assert(ex)

@@ -6,10 +6,18 @@ the check covering that rule fails while the named neighbour passes.
 
 from pathlib import Path
 
+from grader.corpus import corpus
+from grader.exercise import load_exercise
 from grader.grading import grade
 from grader.reports.model import Status
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+def _mutant(exercise: str, name: str) -> str:
+    """The source of the mutant ``name`` of ``exercise`` (a whole file, or a patch applied to the reference)."""
+    (item,) = [m for m in corpus(load_exercise(exercise)) if m.kind == "mutant" and m.name == name]
+    return item.source()
 
 
 def _statuses(exercise: str, source: str, tmp_path: Path, name: str) -> dict[str, Status]:
@@ -34,7 +42,7 @@ def test_a_forward_outside_autocast_costs_the_autocast_check_not_zero_grads(tmp_
 
 def test_a_scheduler_that_refuses_too_late_loses_the_rejection_check_only(tmp_path):
     """warmup_cosine_scheduler: "raise them before touching the optimizer" was never checked (16/16)."""
-    source = (SOLUTIONS / "warmup_cosine_scheduler" / "mutants" / "validates_after_touching_optimizer.py").read_text()
+    source = _mutant("warmup_cosine_scheduler", "validates_after_touching_optimizer")
     statuses = _statuses("warmup_cosine_scheduler", source, tmp_path, "scheduler.py")
     assert statuses["test_rejects_bad_arguments"] is Status.FAILED
     assert {s for name, s in statuses.items() if name != "test_rejects_bad_arguments"} == {Status.PASSED}
@@ -42,7 +50,7 @@ def test_a_scheduler_that_refuses_too_late_loses_the_rejection_check_only(tmp_pa
 
 def test_a_clamp_that_changes_its_input_loses_the_input_check(tmp_path):
     """autograd_function: "x itself is never modified" had no check of its own (gradcheck only tripped on it)."""
-    source = (SOLUTIONS / "autograd_function" / "mutants" / "clamps_x_in_place.py").read_text()
+    source = _mutant("autograd_function", "clamps_x_in_place")
     statuses = _statuses("autograd_function", source, tmp_path, "clamp_function.py")
     assert statuses["test_input_left_unchanged"] is Status.FAILED
     assert statuses["test_forward_values"] is statuses["test_gradient_at_the_bounds"] is Status.PASSED
@@ -50,7 +58,7 @@ def test_a_clamp_that_changes_its_input_loses_the_input_check(tmp_path):
 
 def test_adapters_in_the_default_dtype_lose_the_dtype_check(tmp_path):
     """lora_linear: "with the base weight's dtype" had no check of its own (float64 precision only tripped on it)."""
-    source = (SOLUTIONS / "lora_linear" / "mutants" / "adapters_in_default_dtype.py").read_text()
+    source = _mutant("lora_linear", "adapters_in_default_dtype")
     statuses = _statuses("lora_linear", source, tmp_path, "lora.py")
     assert statuses["test_adapters_take_the_base_dtype"] is Status.FAILED
     assert statuses["test_forward_with_scaling"] is statuses["test_adapter_shapes_and_init"] is Status.PASSED
@@ -59,7 +67,7 @@ def test_adapters_in_the_default_dtype_lose_the_dtype_check(tmp_path):
 def _only_failure(exercise: str, mutant: str, submission: str, check: str, tmp_path: Path,
                   failed=(Status.FAILED,)) -> None:
     """Grading the mutant fails ``check`` (with a status in ``failed``) and passes every other check."""
-    source = (SOLUTIONS / exercise / "mutants" / mutant).read_text()
+    source = _mutant(exercise, mutant.removesuffix(".py"))
     statuses = _statuses(exercise, source, tmp_path, submission)
     assert statuses[check] in failed, statuses
     assert {s for name, s in statuses.items() if name != check} <= {Status.PASSED, Status.SKIPPED}, statuses

@@ -9,6 +9,7 @@ variants full marks, stub zero, every mutant caught) is `grader validate`, which
 """
 
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -23,17 +24,19 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 PARITY_MUTANTS = 1
 
 
-def parity_sample(ex) -> list:
-    """The reference, the stub and the first mutants by name: full marks, zero, and a mix."""
+def parity_sample(ex, folder: Path) -> list[Path]:
+    """The reference, the stub and the first mutants by name: full marks, zero, and a mix (a patch applied
+    under ``folder``)."""
     items = corpus(ex)
-    mutants = [p for kind, p in items if kind == "mutant"][:PARITY_MUTANTS]
-    return [p or ex.stub for kind, p in items if kind in ("reference", "stub")] + mutants
+    mutants = [item for item in items if item.kind == "mutant"][:PARITY_MUTANTS]
+    return [item.gradable(folder) for item in items if item.kind in ("reference", "stub")] + \
+        [item.gradable(folder) for item in mutants]
 
 
 @pytest.mark.parametrize("name", all_exercise_names())
-def test_local_sandbox_scores_honest_files_as_docker_does(name, docker_client):
+def test_local_sandbox_scores_honest_files_as_docker_does(name, docker_client, tmp_path):
     ex = load_exercise(name)
-    files = parity_sample(ex)
+    files = parity_sample(ex, tmp_path)
 
     jobs = [(path, kind) for path in files for kind in ("docker", "local")]  # six gradings share two cores
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -13,21 +13,16 @@ from grader.exercise import load_exercise
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"
 
+#: A mistake in the toy's reference, as a patch: the factor applied twice.
+TWICE = """\
+Mutant: multiplies by the factor twice.
 
-def test_corpus_lists_reference_stub_variants_and_mutants():
-    kinds = [(kind, p.name if p else None) for kind, p in corpus(load_exercise(TOY), SOLUTIONS)]
-    assert kinds == [("reference", "toy.py"), ("stub", None), ("variant", "loop.py"),
-                     ("mutant", "uses_mul.py"), ("mutant", "wrong_for_long.py")]
-
-
-def test_more_mutants_join_only_when_asked(tmp_path):
-    solutions = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, solutions)
-    (solutions / "toy" / "more_mutants").mkdir()
-    (solutions / "toy" / "more_mutants" / "extra.py").write_text("def scale(x, factor):\n    return x\n")
-    ex = load_exercise(TOY)
-    assert "extra.py" not in [p.name for _, p in corpus(ex, solutions) if p]
-    assert ("mutant", solutions / "toy" / "more_mutants" / "extra.py") in corpus(ex, solutions, more=True)
+--- toy.py
++++ toy.py
+@@ -7 +7 @@
+-    return x * factor
++    return x * factor * factor
+"""
 
 
 def test_a_sound_corpus_validates_and_reports_what_each_check_catches():
@@ -65,6 +60,29 @@ def test_cli_exits_4_naming_the_exercise_and_file(tmp_path):
                            catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "toy: mutant secretly_correct.py: caught by no check" in " ".join(r.output.split())
+
+
+def test_patch_mutants_are_graded_applied_and_one_that_does_not_apply_is_named(tmp_path):
+    """A patch is graded as the reference with its hunks; a stale one is a problem naming its hunk (exit 4),
+    and the rest of the corpus is still graded."""
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, solutions)
+    mutants = solutions / "toy" / "mutants"
+    (mutants / "twice.diff").write_text(TWICE)
+    (mutants / "stale.diff").write_text(TWICE.replace("Mutant: multiplies", "Mutant: stale, multiplies")
+                                        .replace("-    return x * factor", "-    return factor * x"))
+    result = validate_exercise(TOY, sandbox="local", jobs=2, solutions_dir=solutions)
+    assert [p for p in result.problems if "stale.diff" in p] == [
+        "toy/mutants/stale.diff: hunk 1 (@@ -7,1 +7,1 @@, line 5 of the patch) does not apply to toy.py: "
+        "line 7 is '    return x * factor', the patch expects '    return factor * x' "
+        "(and those lines are nowhere else in order)."]
+    twice = next(v for v in result.verdicts if v.path.name == "twice.diff")
+    assert twice.ok and twice.report.score < twice.report.max_score
+    assert "twice" in result.catches()["Scales any vector by any factor"]
+    assert all(v.ok for v in result.verdicts) and not result.ok
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--solutions", str(solutions)],
+                           env={"COLUMNS": "300"}, catch_exceptions=False)
+    assert r.exit_code == 4 and "toy: toy/mutants/stale.diff: hunk 1" in r.output, r.output
 
 
 def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):

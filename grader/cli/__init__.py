@@ -88,6 +88,7 @@ from grader.cli.bundle_cmd import bundle  # noqa: E402
 from grader.cli.history_cmd import history_cmd  # noqa: E402
 from grader.cli.init_cmd import init  # noqa: E402
 from grader.cli.list_cmd import list_cmd  # noqa: E402
+from grader.cli.new_cmd import new  # noqa: E402
 from grader.cli.pack_cmd import pack  # noqa: E402
 from grader.cli.regrade_cmd import regrade_cmd  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
@@ -105,6 +106,7 @@ main.add_command(start)
 main.add_command(list_cmd)
 main.add_command(show)
 main.add_command(init)
+main.add_command(new)
 main.add_command(pack)
 main.add_command(regrade_cmd)
 main.add_command(bundle)

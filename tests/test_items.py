@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
+from concurrent.futures import Future
 from fractions import Fraction
 
 import numpy as np
@@ -19,7 +20,13 @@ from grader.batch.items import (EVERYBODY_PASSES, MIN_CANDIDATES, NEGATIVE_DISCR
                                 analyse_exercise)
 from grader.batch.model import Row, RowStatus
 from grader.batch.panel import render_panel
+from grader.batch.publish import publish
+from grader.batch.runner import run_batch
+from grader.batch.store import Store
+from grader.exercise import load_exercise
 from grader.reports.model import CheckResult, Report, Status, Visibility
+from tests.conftest import TOY
+from tests.test_batch_runner import FakeEngine
 
 pytestmark = pytest.mark.filterwarnings("error")  # a NaN from numpy arrives with a RuntimeWarning: fail on it
 
@@ -200,3 +207,45 @@ def test_panel_page_shows_the_section_with_explanations_and_escapes_names():
         assert f'">{label}</span>' in section
     assert "Not meaningful yet: 3 graded candidates" in section
     assert section.count('<table class="items">') == 1  # the exercise with three graded has no table
+
+
+class MatrixEngine(FakeEngine):
+    """The stand-in engine of test_batch_runner, answering candidate ``candNN`` with row NN of ``matrix``."""
+
+    def __init__(self, matrix, script=None):
+        super().__init__(script)
+        self.matrix = matrix
+
+    def submit(self, job, **kwargs):
+        report = super().submit(job, **kwargs).result()
+        if report.graded:
+            checks = [check(j, float(v)) for j, v in enumerate(self.matrix[int(job.key.candidate[-2:])])]
+            report = report.model_copy(update={"checks": checks, "score": sum(c.score for c in checks),
+                                               "max_score": float(len(checks))})
+        future = Future()
+        future.set_result(report)
+        return future
+
+
+def test_a_published_batch_writes_items_csv_and_the_panel_section(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for i in range(len(KNOWN) + 1):
+        (subs / f"cand{i:02d}" / "toy").mkdir(parents=True)
+        (subs / f"cand{i:02d}" / "toy" / "toy.py").write_text(f"def scale(x, k):\n    return x * k * {i}\n")
+    out.mkdir()
+    store = Store(out)
+    try:
+        engine = MatrixEngine(KNOWN, script={"cand10": ["infra"]})  # the eleventh is never graded
+        batch = run_batch(subs, store, engine, exercises={"toy": load_exercise(TOY)}, sandbox="local", retries=0)
+        written = publish(batch, out, {"toy": load_exercise(TOY)})
+    finally:
+        store.close()
+    assert out / "items.csv" in written
+    with open(out / "items.csv", newline="", encoding="utf-8") as f:
+        read = list(csv.DictReader(f))
+    assert [r["check"] for r in read] == [f"test_ex.py::test_{j}" for j in range(4)]
+    assert {r["graded"] for r in read} == {"10"} and {r["reliability_method"] for r in read} == {"KR-20"}
+    assert float(read[0]["reliability"]) == pytest.approx(112 / 169, abs=5e-5)
+    assert [float(r["difficulty"]) for r in read] == [0.8, 0.6, 0.4, 0.3]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert '<section id="items">' in html and "10 graded candidates · not counted: 1 not graded (rerun)" in html

@@ -92,9 +92,8 @@ def analyse(rows: list[Row], order: list[str] = ()) -> list[ExerciseItems]:
 
 def analyse_exercise(exercise: str, rows: list[Row]) -> ExerciseItems:
     """The item analysis of one exercise from its rows (graded ones counted, the others named)."""
-    graded = [r.report for r in rows if r.status is RowStatus.GRADED and r.report is not None and r.report.graded]
-    excluded = dict(Counter(r.status.value for r in rows
-                            if not (r.status is RowStatus.GRADED and r.report is not None and r.report.graded)))
+    graded = [r.report for r in rows if r.status is RowStatus.GRADED and r.report is not None]
+    excluded = dict(Counter(r.status.value for r in rows if r.status is not RowStatus.GRADED or r.report is None))
     results: dict[str, list[CheckResult | None]] = {}  # check id -> per candidate: its result, None if it did not run
     for i, report in enumerate(graded):
         for c in report.checks:

@@ -187,7 +187,8 @@ def test_items_csv_round_trip(tmp_path):
     assert read[0]["name"] == "'" + names[0]  # never a formula
     assert read[0]["note"] and read[0]["discrimination"] == ""  # undefined, with why
     few = read[6:]
-    assert all(r["exercise"] == "few" and r["difficulty"] == r["reliability"] == "" for r in few)
+    assert all(r["exercise"] == "few" and r["difficulty"] == r["reliability"] == r["reliability_method"] == ""
+               for r in few)
     assert "Not meaningful yet: 4 graded candidates" in few[0]["note"]
 
 
@@ -249,3 +250,13 @@ def test_a_published_batch_writes_items_csv_and_the_panel_section(tmp_path):
     assert [float(r["difficulty"]) for r in read] == [0.8, 0.6, 0.4, 0.3]
     html = (out / "index.html").read_text(encoding="utf-8")
     assert '<section id="items">' in html and "10 graded candidates · not counted: 1 not graded (rerun)" in html
+
+
+def test_a_check_uncorrelated_with_the_rest_is_not_flagged_for_rounding_noise():
+    """Exactly uncorrelated (12 * sum xy == sum x * sum y), yet floating point makes r -5e-17: not a negative."""
+    x = [1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1]
+    rest = [8, 5, 2, 3, 8, 1, 4, 3, 6, 0, 0, 0]  # candidate i passes the first rest[i] of eight more checks
+    assert 12 * np.dot(x, rest) == sum(x) * sum(rest)
+    matrix = np.array([[xi] + [1] * r + [0] * (8 - r) for xi, r in zip(x, rest)])
+    item = analyse_exercise("ex", rows_from(matrix)).items[0]
+    assert item.discrimination == 0.0 and item.flags == ()

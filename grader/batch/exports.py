@@ -74,7 +74,7 @@ def write_items_csv(analysis: list[ExerciseItems], path: Path) -> None:
                 out.writerow([_cell(ex.exercise), _cell(item.check), _cell(item.name), _num(item.points), item.ran,
                               item.skipped, item.full, _ratio(item.difficulty), _ratio(item.discrimination),
                               " ".join(item.flags), _cell(item.note or ex.why_not_shown), ex.graded,
-                              _ratio(ex.reliability), ex.method if ex.shown else "", _cell(ex.reliability_note)])
+                              _ratio(ex.reliability), ex.method or "", _cell(ex.reliability_note)])
 
 
 def write_scorecards(rows: list[Row], out: Path) -> None:

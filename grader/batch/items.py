@@ -57,7 +57,7 @@ class ItemStats:
     name: str
     points: float  # its max points
     ran: int  # graded candidates it ran for (not skipped)
-    skipped: int
+    skipped: int  # graded candidates it did not run for (skipped, or absent from their report)
     full: int  # how many of them got its full points
     difficulty: float | None  # full / ran; None when the figures are not shown
     discrimination: float | None  # corrected item-rest r; None when undefined or not shown
@@ -76,7 +76,7 @@ class ExerciseItems:
     shown: bool  # False below MIN_CANDIDATES: no figure was computed
     why_not_shown: str
     reliability: float | None
-    method: Method
+    method: Method | None  # None when no figure is shown
     core: int  # checks in the reliability figure (those that ran for every graded candidate)
     reliability_note: str = ""
 
@@ -107,9 +107,9 @@ def analyse_exercise(exercise: str, rows: list[Row]) -> ExerciseItems:
         why = (f"Not meaningful yet: {n} graded candidate{'s' if n != 1 else ''}; item figures need at least "
                f"{MIN_CANDIDATES}, since with fewer one candidate moves a correlation by a lot.")
         items = [_counts(cid, names[cid], points[cid], got, n) for cid, got in results.items()]
-        return ExerciseItems(exercise, n, excluded, items, False, why, None, "Cronbach's alpha", 0)
+        return ExerciseItems(exercise, n, excluded, items, False, why, None, None, 0)
     core = [cid for cid, got in results.items() if all(g is not None for g in got)]
-    matrix = np.array([[g.score for g in results[cid]] for cid in core], dtype=float).T.reshape(n, len(core))
+    matrix = np.array([[results[cid][i].score for cid in core] for i in range(n)], dtype=float).reshape(n, len(core))
     total = matrix.sum(axis=1)
     items = []
     for cid, got in results.items():
@@ -155,6 +155,8 @@ def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float | None, str]:
         return None, "undefined: every candidate scored the same on the rest of the exercise"
     dx, dy = x - x.mean(), y - y.mean()
     r = float(dx @ dy / np.sqrt((dx @ dx) * (dy @ dy)))
+    if abs(r) < 1e-12:  # rounding noise around 0 must not read as (or flag) a negative correlation
+        r = 0.0
     return max(-1.0, min(1.0, r)), ""
 
 

@@ -35,7 +35,7 @@ from typing import Literal
 import numpy as np
 
 from grader.batch.model import Row, RowStatus
-from grader.reports.model import CheckResult, Status
+from grader.reports.model import CheckResult, Report, Status
 
 #: Below this many graded candidates the figures are noise: none is shown.
 MIN_CANDIDATES = 10
@@ -92,14 +92,9 @@ def analyse(rows: list[Row], order: list[str] = ()) -> list[ExerciseItems]:
 
 def analyse_exercise(exercise: str, rows: list[Row]) -> ExerciseItems:
     """The item analysis of one exercise from its rows (graded ones counted, the others named)."""
-    graded = [r.report for r in rows if r.status is RowStatus.GRADED and r.report is not None]
-    excluded = dict(Counter(r.status.value for r in rows if r.status is not RowStatus.GRADED or r.report is None))
-    results: dict[str, list[CheckResult | None]] = {}  # check id -> per candidate: its result, None if it did not run
-    for i, report in enumerate(graded):
-        for c in report.checks:
-            results.setdefault(c.id, [None] * len(graded))
-            if c.status is not Status.SKIPPED and results[c.id][i] is None:
-                results[c.id][i] = c
+    graded = [r.report for r in rows if _counted(r)]
+    excluded = dict(Counter(r.status.value for r in rows if not _counted(r)))
+    results = _by_check(graded)
     names = {c.id: c.name or c.id for report in graded for c in report.checks}
     points = {c.id: c.max_score for report in reversed(graded) for c in report.checks}
     n = len(graded)
@@ -124,6 +119,21 @@ def analyse_exercise(exercise: str, rows: list[Row]) -> ExerciseItems:
     if skipped_some and alpha is not None:
         note = f"over the {len(core)} checks that ran for everyone ({skipped_some} skipped for some candidates)"
     return ExerciseItems(exercise, n, excluded, items, True, "", alpha, method, len(core), note)
+
+
+def _counted(row: Row) -> bool:
+    return row.status is RowStatus.GRADED and row.report is not None
+
+
+def _by_check(graded: list[Report]) -> dict[str, list[CheckResult | None]]:
+    """Check id (in first-seen order) -> per candidate: its result, or None where it did not run."""
+    results: dict[str, list[CheckResult | None]] = {}
+    for i, report in enumerate(graded):
+        for c in report.checks:
+            results.setdefault(c.id, [None] * len(graded))
+            if c.status is not Status.SKIPPED and results[c.id][i] is None:
+                results[c.id][i] = c
+    return results
 
 
 def _counts(cid: str, name: str, points: float, got: list[CheckResult | None], n: int) -> ItemStats:

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from grader.atomic import atomic_write
+from grader.batch.items import ExerciseItems
 from grader.batch.model import Row
 from grader.batch.outdir import candidate_dir
 from grader.reports.model import Report, Status, Visibility
@@ -53,6 +54,27 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
                 "exercise_fingerprint": row.report.environment.exercise_fingerprint if row.report else None,
                 "scorecard": row.scorecard,
             }) + "\n")
+
+
+ITEMS_HEAD = ["exercise", "check", "name", "points", "ran", "skipped", "full_points", "difficulty", "discrimination",
+              "flags", "note", "graded", "reliability", "reliability_method", "reliability_note"]
+
+
+def write_items_csv(analysis: list[ExerciseItems], path: Path) -> None:
+    """``items.csv``: one row per check of each exercise (grader.batch.items), the exercise's figures repeated.
+
+    A figure that is undefined, or not shown because too few candidates were graded, is an
+    empty cell (never "nan"), and ``note`` says why; flags are space-separated words.
+    """
+    with atomic_write(path) as f:
+        out = csv.writer(f)
+        out.writerow(ITEMS_HEAD)
+        for ex in analysis:
+            for item in ex.items:
+                out.writerow([_cell(ex.exercise), _cell(item.check), _cell(item.name), _num(item.points), item.ran,
+                              item.skipped, item.full, _ratio(item.difficulty), _ratio(item.discrimination),
+                              " ".join(item.flags), _cell(item.note or ex.why_not_shown), ex.graded,
+                              _ratio(ex.reliability), ex.method or "", _cell(ex.reliability_note)])
 
 
 def write_scorecards(rows: list[Row], out: Path) -> None:
@@ -98,6 +120,11 @@ def _num(value: float | None) -> str:
     if value is None:
         return ""
     return str(int(value)) if value == int(value) else f"{value:.4g}"
+
+
+def _ratio(value: float | None) -> str:
+    """Four decimals: what a spreadsheet needs, and no float noise (0.30000000000000004)."""
+    return "" if value is None else f"{value:.4f}"
 
 
 def _cell(text: str) -> str:

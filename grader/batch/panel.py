@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from grader.batch.charts import Histogram, PassRate, histogram, pass_rates
 from grader.batch.cells import WORDS, Cell, cell, similar_by_row, total
+from grader.batch.items import FLAG_LABELS, analyse_exercise
 from grader.batch.model import Row, RowStatus
 from grader.batch.summary import summarize
 from grader.reports import templating
@@ -88,8 +89,11 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
     return _env.get_template("panel.html.j2").render(
         title=title, generated_at=generated_at, summary=summarize(rows, len(candidates), list(problems)),
         columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs),
-        rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED])
+        rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED],
+        items=[analyse_exercise(ex, by_exercise[ex]) for ex in columns])
 
 
 _env = templating.environment("grader.batch")
 _env.filters["points"] = fmt_points
+_env.globals["item_flags"] = FLAG_LABELS
+_env.globals["excluded_words"] = {s.value: EXCLUDED.get(s, WORDS.get(s, s.value)) for s in RowStatus}

@@ -7,13 +7,14 @@ from pathlib import Path
 
 from grader.atomic import atomic_write
 from grader.batch import exports
+from grader.batch.items import analyse
 from grader.batch.model import RowStatus
 from grader.batch.runner import Batch
 from grader.exercise import Exercise
 
 
 def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Path]:
-    """summary.csv, results.jsonl, index.html, similarity.html and the per-submission files."""
+    """summary.csv, results.jsonl, items.csv, index.html, similarity.html and the per-submission files."""
     from grader.batch.panel import render_panel
     from grader.batch.similarity import Submission, compare, pairs_by_candidate, render_similarity_html
 
@@ -32,10 +33,11 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Pat
     exports.write_scorecards(rows, out)
     exports.write_summary_csv(rows, out / "summary.csv")
     exports.write_results_jsonl(rows, out / "results.jsonl")
+    exports.write_items_csv(analyse(rows, list(batch.layout.exercises)), out / "items.csv")
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     titles = {name: exercises[name].title for name in batch.layout.exercises if name in exercises}
     with atomic_write(out / "similarity.html") as f:
         f.write(render_similarity_html(similarity))
     with atomic_write(out / "index.html") as f:
         f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems))
-    return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "similarity.html"]
+    return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "items.csv", out / "similarity.html"]

@@ -65,6 +65,9 @@ def test_batch_grades_every_candidate_and_writes_the_panel_folder(tmp_path, no_l
         assert report["environment"]["submission_sha256"] == lines[name]["sha256"]
     index = (out / "index.html").read_text()
     assert "candidates/ann/toy.html" in index and (out / "similarity.html").is_file()
+    with open(out / "items.csv", newline="") as f:  # 3 graded of 5: the checks are listed, no figure is shown
+        items = list(csv.DictReader(f))
+    assert items and {r["exercise"] for r in items} == {"toy"} and all(r["discrimination"] == "" for r in items)
 
     again = batch(subs, "--out", out, "--jobs", "2")  # nothing new: nothing graded again
     assert again.exit_code == 0 and "Graded now: 0, from earlier runs: 4" in " ".join(again.output.split())

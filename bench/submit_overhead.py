@@ -1,9 +1,11 @@
-"""How much does grading in a Docker sandbox cost over plain pytest? Run on demand.
+"""How much does grading in a Docker sandbox cost over an author's plain pytest run? Run on demand.
 
 Times, side by side in one run and interleaved, several times each:
-  sandboxed: `grader submit EXERCISE FILE` (docker sandbox, runtime image built)
-  plain:     `pytest EXERCISE/checks` against the same file in-process (no sandbox,
-             no protocol, no container): the cost of the checks themselves
+  sandboxed: `grader submit EXERCISE FILE --sandbox docker` (runtime image built)
+  plain:     `pytest EXERCISE/checks -p grader.judge.plugin` against the same file, as an
+             author runs it: the plugin's default, the same worker in a subprocess over a
+             pipe (no container). The judge never runs candidate code in its own process,
+             so this is the cheapest way the checks run: what Docker adds is the difference.
 and prints medians and a last line `ratio=X.XX` (sandboxed / plain). Goal: <= 1.5.
 
     .venv/bin/python bench/submit_overhead.py [--runs 5] [--exercise attention] [--file PATH]
@@ -46,11 +48,12 @@ def main() -> None:
     file = Path(args.file) if args.file else REPO / "solutions" / ex.name / ex.config.exercise.submission
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        sandboxed = [sys.executable, "-m", "grader", "submit", str(ex.root), str(file), "--json", str(report)]
+        sandboxed = [sys.executable, "-m", "grader", "submit", str(ex.root), str(file), "--sandbox", "docker",
+                     "--json", str(report)]
         ini = Path(tmp) / "pytest.ini"
         ini.write_text("[pytest]\n")
-        # The very pytest command a grading runs, with the in-process "sandbox".
-        plain = pytest_argv(ex, file.resolve(), sandbox="inprocess", seed=ex.config.checks.seed,
+        # The very pytest command a grading runs, with the author's default sandbox (local).
+        plain = pytest_argv(ex, file.resolve(), sandbox="local", seed=ex.config.checks.seed,
                             events=Path(tmp) / "events.jsonl", ini=ini, grading_id="bench")
         timed(sandboxed), timed(plain)  # warm the page cache and the image
         times: dict[str, list[float]] = {"sandboxed": [], "plain": []}

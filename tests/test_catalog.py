@@ -50,7 +50,7 @@ def test_points_and_counts_are_what_grading_the_reference_scores():
 
     ex = load_exercise("collate_fn")
     counts = describe(ex).checks
-    report = grade(ex, REPO / "solutions" / "collate_fn" / "collate.py", sandbox="inprocess")
+    report = grade(ex, REPO / "solutions" / "collate_fn" / "collate.py", sandbox="local")
     assert report.graded and report.score == report.max_score
     assert counts.points == report.max_score
     assert counts.total == len(report.checks)  # parametrized cases count one each, as in grading

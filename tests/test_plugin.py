@@ -10,7 +10,7 @@ TOY = Path(__file__).parent / "fixtures" / "toy"
 
 @pytest.fixture
 def run_checks(pytester, tmp_path):
-    """Write a checks file, run it against the toy solution in-process, return the events by kind."""
+    """Write a checks file, run it against the toy solution (the plugin's default sandbox), return the events by kind."""
 
     def run(source: str, *extra: str, result_holder: list | None = None):
         pytester.makepyfile(test_checks=source)
@@ -174,3 +174,46 @@ def test_helper_imported(sandbox):
     assert [e for e in kinds if e["event"] == "infra"] == []
     assert [(e["name"], e["status"]) for e in kinds if e["event"] == "result"] == [
         ("Uses the helper module beside it", "passed")]
+
+
+def test_a_bare_plugin_run_runs_the_candidate_in_another_process_than_the_judge(pytester, tmp_path):
+    """No --grader-sandbox: an author's plain pytest run gets the worker over a pipe, as a candidate does,
+    never the candidate's code imported into the judge (the old in-process default)."""
+    import shutil
+
+    exercise = tmp_path / "toy"
+    shutil.copytree(TOY, exercise)
+    (exercise / "solution.py").write_text(
+        "import os\n\nimport torch\n\n\ndef scale(x, factor):\n    return torch.tensor(os.getpid())\n")
+    pids = tmp_path / "pids.json"
+    pytester.makepyfile(test_checks=f'''
+import json
+import os
+
+import torch
+
+
+def test_where(sandbox):
+    """Where the candidate runs"""
+    candidate = int(sandbox.call("scale", torch.ones(1), 1.0))
+    with open({str(pids)!r}, "w") as f:
+        json.dump({{"judge": os.getpid(), "candidate": candidate}}, f)
+''')
+    events = tmp_path / "events.jsonl"
+    pytester.runpytest_subprocess("-p", "grader.judge.plugin", "--grader-exercise", str(exercise),
+                                  "--grader-submission", str(exercise / "solution.py"), "--grader-events", str(events))
+    seen = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [(e["name"], e["status"]) for e in seen if e["event"] == "result"] == [("Where the candidate runs", "passed")]
+    where = json.loads(pids.read_text())
+    assert where["candidate"] > 0 and where["candidate"] != where["judge"]
+    assert [e["sandbox"] for e in seen if e["event"] == "sandbox"] == ["local"]
+
+
+def test_the_in_process_sandbox_is_gone(run_checks):
+    """Asking for it by its old name is "not graded" with the choices named, and no check runs."""
+    events = run_checks('''
+def test_a(sandbox):
+    """x"""
+''', "--grader-sandbox", "inprocess")
+    assert [e["reason"] for e in events["infra"]] == ["Unknown sandbox 'inprocess': choose one of docker, local."]
+    assert "result" not in events

@@ -33,7 +33,6 @@ off (the judge then takes every check's credit).
 
 from __future__ import annotations
 
-import importlib.machinery
 import os
 import shutil
 import sys
@@ -341,7 +340,6 @@ def _rank_main(rank: int, world_size: int, workdir: str) -> None:
 # ------------------------------------------------------------------ starting ranks
 
 _CONTEXT = None
-_IMPORT_DIR: list[str] = []  # a folder to put first on the ranks' sys.path, when one is needed
 
 
 def _context():
@@ -355,32 +353,6 @@ def _context():
         ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo"])
         _CONTEXT = ctx
     return _CONTEXT
-
-
-def _importable_by_name() -> list[str]:
-    """Folders the ranks need first on sys.path so that `import probes` and the candidate resolve.
-
-    In the sandbox both already import by name from the worker's sys.path, and
-    nothing is added. An author's in-process run loads them from arbitrary file
-    names; they are then copied under their module names into a private folder.
-    """
-    if _IMPORT_DIR:
-        return _IMPORT_DIR
-    wanted = {"probes": os.path.abspath(__file__), MODULE: os.path.abspath(ddp_step.__file__)}
-
-    def resolves(name, path):
-        spec = importlib.machinery.PathFinder.find_spec(name, sys.path)
-        return spec is not None and spec.origin and os.path.exists(spec.origin) \
-            and os.path.samefile(spec.origin, path)
-
-    if all(resolves(n, p) for n, p in wanted.items()):
-        _IMPORT_DIR.append("")
-    else:
-        folder = tempfile.mkdtemp(prefix="ddp-step-import-")
-        for name, path in wanted.items():
-            shutil.copyfile(path, os.path.join(folder, f"{name}.py"))
-        _IMPORT_DIR.append(folder)
-    return _IMPORT_DIR
 
 
 def _exit_text(code: int | None) -> str:
@@ -403,17 +375,12 @@ def _run_group(world_size: int, scenario: dict) -> dict:
     procs = []
     try:
         torch.save(scenario, os.path.join(workdir, "scenario.pt"))
-        extra = [d for d in _importable_by_name() if d]
-        saved_path = list(sys.path)
-        sys.path[:0] = extra  # the ranks take sys.path from their parent at start
-        try:
-            for rank in range(world_size):
-                p = ctx.Process(target=_rank_main, args=(rank, world_size, workdir),
-                                name=f"ddp-rank-{rank}", daemon=True)
-                p.start()
-                procs.append(p)
-        finally:
-            sys.path[:] = saved_path
+        # The ranks take sys.path from the worker, where `probes` and the candidate's module import by name.
+        for rank in range(world_size):
+            p = ctx.Process(target=_rank_main, args=(rank, world_size, workdir),
+                            name=f"ddp-rank-{rank}", daemon=True)
+            p.start()
+            procs.append(p)
         started = time.monotonic()
         deadline = started + RUN_BUDGET_S
         first_failure = None  # (rank, when)

@@ -15,6 +15,9 @@ to ``--grader-events`` (so a judge killed half-way still leaves what it found):
 
 An author can run the checks against any file the same way:
 ``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
+That run uses the local sandbox unless ``--grader-sandbox docker`` is given: the
+same worker over a pipe that a candidate's ``--sandbox local`` grading uses, so
+an author sees what a candidate gets, and candidate code never runs in the judge.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("grader", "grading a submission")
     group.addoption("--grader-submission", help="the candidate's file to grade")
     group.addoption("--grader-exercise", help="exercise folder (default: the folder above the checks)")
-    group.addoption("--grader-sandbox", default="inprocess", help="docker | local | inprocess (default)")
+    group.addoption("--grader-sandbox", default="local", help="local (default; the worker in a subprocess, "
+                     "not isolated) | docker")
     group.addoption("--grader-events", help="write one JSON line per event here")
     group.addoption("--grader-image", help="runtime image (docker sandbox)")
     group.addoption("--grader-runtime", help="OCI runtime for the docker sandbox: runc (default) or runsc")

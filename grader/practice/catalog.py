@@ -133,7 +133,8 @@ def _read_cache(path: Path) -> CheckCounts | None:
 
 def collect_checks(ex: Exercise) -> list[dict]:
     """The judge's check specs for ``ex``: its pytest with ``--collect-only``, run as a grading runs it."""
-    run = run_checks(ex, ex.stub, sandbox="inprocess", seed=ex.config.checks.seed, grading_id="collect",
+    # --collect-only opens no sandbox (the plugin returns before it would): the kind is only named.
+    run = run_checks(ex, ex.stub, sandbox="local", seed=ex.config.checks.seed, grading_id="collect",
                      extra_args=("--collect-only",), timeout=COLLECT_TIMEOUT_S)
     if run.timed_out:
         raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")

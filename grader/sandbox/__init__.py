@@ -4,7 +4,8 @@
   library, torch and ``grader.protocol``, and is mounted read-only into a bare
   runtime image, so nothing else of the grader may be imported from it.
 - ``client``: the judge-side ``Sandbox`` object a check talks to.
-- ``docker_backend`` / ``local_backend`` / ``inprocess_backend``: how a worker is started.
+- ``docker_backend`` / ``local_backend``: how a worker is started, always in a
+  process of its own (the judge never runs candidate code in its own process).
 
 This ``__init__`` stays empty on purpose: the worker's read-only copy ships an
 empty one too.

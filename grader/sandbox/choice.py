@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from grader.errors import InfraError, UsageError
 from grader.sandbox.flavor import SPECS, Flavor
 
-REQUESTS = ("auto", "docker", "local", "inprocess")
+REQUESTS = ("auto", "docker", "local")
 
 _FALLBACK = "grading with the local sandbox, which is NOT isolated."
 
 
 @dataclass(frozen=True)
 class SandboxChoice:
-    kind: str  # docker | local | inprocess
+    kind: str  # docker | local
     note: str | None = None  # one line for the report when ``auto`` fell back
 
 

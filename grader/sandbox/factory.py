@@ -1,7 +1,9 @@
 """Open a sandbox of the requested kind for one grading: stage files, pick the transport.
 
-The judge calls this once per grading; it is the only place that knows all
-three backends, so adding one is a change here and nowhere in the judge.
+The judge calls this once per grading; it is the only place that knows both
+backends, so adding one is a change here and nowhere in the judge. Every kind
+runs the worker in a process of its own: candidate code never runs in the
+judge's process, not even for an author's bare pytest run.
 """
 
 from __future__ import annotations
@@ -15,16 +17,12 @@ from grader.sandbox.flavor import Flavor, flavor_for
 from grader.sandbox.gpu import GpuRequest
 from grader.sandbox.staging import stage
 
-KINDS = ("docker", "local", "inprocess")
+KINDS = ("docker", "local")
 
 
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
                  gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None):
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report."""
-    if kind == "inprocess":
-        from grader.sandbox.inprocess_backend import InProcessSandbox
-
-        return InProcessSandbox(exercise.probes, submission, exercise.module_name), {"sandbox": "inprocess"}
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,

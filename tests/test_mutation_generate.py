@@ -106,14 +106,17 @@ def test_annotations_main_blocks_symmetric_calls_and_first_bindings_are_left_alo
             y = y + 1
             return y
 
+        def g(n):
+            raise ValueError(f"n + 1 must be < {n + 1}")
+
         if __name__ == "__main__":
             print(f(3) - 1)
         """
     made = generate(textwrap.dedent(source)).mutants
-    assert all(m.line not in (6, 7) for m in made), [m.id for m in made if m.line in (6, 7)]
+    assert [m.id for m in made if m.line in (7, 9, 10)] == ["drop_statement@7:5"]  # the raise, not its message
     assert not [m for m in made if m.operator == "swap_arguments"]  # transpose(1, 2) is transpose(2, 1)
     dropped = {m.line for m in made if m.operator == "drop_statement"}
-    assert dropped == {3}  # y = x.transpose(...) binds y first: dropping it is a NameError, not a question
+    assert dropped == {3, 7}  # y = x.transpose(...) binds y first: dropping it is a NameError, not a question
     assert {m.id for m in made if m.operator == "number_plus_one"} == {"number_plus_one@1:16", "number_plus_one@2:21",
                                                                        "number_plus_one@2:24", "number_plus_one@3:13"}
 

@@ -166,8 +166,9 @@ def unified_diff(before: str, after: str, filename: str) -> str:
 
 
 def _protected(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Spans no mutant touches: type annotations (never run) and ``if __name__ == "__main__":`` blocks
-    (never imported by a check), as ((line, col), (end line, end col)) with 0-based columns like parso's."""
+    """Spans no mutant touches: type annotations (never run), f-strings (a message's wording, not behaviour: a
+    check pinning ``shape[2:]`` inside an error message would be brittle, not stronger) and
+    ``if __name__ == "__main__":`` blocks (never imported by a check), as ((line, col), (end line, end col)) with 0-based columns like parso's."""
     spans = []
 
     def span(node: ast.AST) -> None:
@@ -180,6 +181,8 @@ def _protected(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
             span(node.returns)
         elif isinstance(node, ast.AnnAssign):
             span(node.annotation)
+        elif isinstance(node, ast.JoinedStr):
+            span(node)
         elif isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
             span(node)
     return spans

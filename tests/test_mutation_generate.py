@@ -121,6 +121,11 @@ def test_annotations_main_blocks_symmetric_calls_and_first_bindings_are_left_alo
                                                                        "number_plus_one@2:24", "number_plus_one@3:13"}
 
 
+def test_a_keyword_only_star_is_no_multiplication():
+    made = generate("def f(a, *, b=2):\n    return a * b\n", operators=(ENTRIES["mul_to_div"],)).mutants
+    assert [m.id for m in made] == ["mul_to_div@2:14"]  # cosmic-ray alone also turns `*,` into `/,`
+
+
 def test_sampling_is_stable_keeps_the_order_and_a_new_mutant_displaces_at_most_one():
     mutants = [Mutant(f"op@{n}:1", "op", n, 1, "", "", "") for n in range(1, 41)]
     chosen = sample(mutants, "ex", 10)

@@ -30,7 +30,7 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
                                   max_mutants=max_mutants, runtime=runtime, gpus=gpus):
         results.append(result)
         print_exercise(console, result)
-    console.print(table(results))
+    console.print(table(results), width=max(console.width, 110))  # whole names, even in a log
     if json_path is not None:
         write_json(json_path, results, max_mutants=max_mutants, seed=seed)
     low = [r for r in results if min_score is not None and r.score is not None and r.score < min_score]

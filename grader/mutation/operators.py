@@ -168,9 +168,31 @@ def _swappable_pairs(node) -> list[tuple[int, int]]:
     return pairs
 
 
+class OutsideSignatures(Operator):
+    """cosmic-ray's binary operator replacement, except on the bare ``*`` of a signature (``def f(a, *, b)``).
+
+    cosmic-ray takes that keyword-only marker for a multiplication, and its ``/`` "mutant" is a
+    positional-only marker: a different signature, no arithmetic mistake anyone makes."""
+
+    def __init__(self, inner: Operator):
+        self.inner = inner
+
+    def mutation_positions(self, node):
+        if node.parent is not None and node.parent.type in ("parameters", "typedargslist", "varargslist", "lambdef"):
+            return
+        yield from self.inner.mutation_positions(node)
+
+    def mutate(self, node, index):
+        return self.inner.mutate(node, index)
+
+    @classmethod
+    def examples(cls):
+        return ()
+
+
 def _binary(from_op: str, to_op: str) -> Entry:
     cls = getattr(binary, f"ReplaceBinaryOperator_{from_op}_{to_op}")
-    return Entry(f"{from_op.lower()}_to_{to_op.lower()}", cls())
+    return Entry(f"{from_op.lower()}_to_{to_op.lower()}", OutsideSignatures(cls()))
 
 
 def _comparison(from_op: str, to_op: str) -> Entry:

@@ -25,12 +25,14 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
         from grader.mutation.score import Outcome, score_exercises
     except ImportError as e:  # cosmic-ray (and parso) come with the extra only
         raise UsageError(f"--mutation needs cosmic-ray, which is not installed ({e.name}).", hint=INSTALL_HINT) from None
+    if not console.is_terminal:
+        console.width = max(console.width, 120)  # a log or a pipe: whole exercise names and diff lines
     results = []
     for result in score_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed, solutions_dir=solutions_dir,
                                   max_mutants=max_mutants, runtime=runtime, gpus=gpus):
         results.append(result)
         print_exercise(console, result)
-    console.print(table(results), width=max(console.width, 110))  # whole names, even in a log
+    console.print(table(results))
     if json_path is not None:
         write_json(json_path, results, max_mutants=max_mutants, seed=seed)
     low = [r for r in results if min_score is not None and r.score is not None and r.score < min_score]

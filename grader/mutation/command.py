@@ -24,7 +24,8 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
         from grader.mutation.render import print_exercise, table, write_json
         from grader.mutation.score import Outcome, score_exercises
     except ImportError as e:  # cosmic-ray (and parso) come with the extra only
-        raise UsageError(f"--mutation needs cosmic-ray, which is not installed ({e.name}).", hint=INSTALL_HINT) from None
+        raise UsageError(f"--mutation needs the mutation extra (cosmic-ray, parso): {e.name} is not installed.",
+                         hint=INSTALL_HINT) from None
     if not console.is_terminal:
         console.width = max(console.width, 120)  # a log or a pipe: whole exercise names and diff lines
     results = []

@@ -61,13 +61,6 @@ def table(results: list[ExerciseMutation]):
     return t
 
 
-def markdown_table(results: list[ExerciseMutation]) -> str:
-    """The same table as Markdown, for the README's section for authors."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(row(r)) + " |" for r in results]
-    return "\n".join(lines) + "\n"
-
-
 def write_json(path: Path, results: list[ExerciseMutation], *, max_mutants: int | None, seed: int | None) -> None:
     record = {
         "max_mutants": max_mutants, "seed": seed,

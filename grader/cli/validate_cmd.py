@@ -20,9 +20,19 @@ from grader.cli.options import gpus_option, runtime_option
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
+@click.option("--mutation", is_flag=True,
+              help="Instead: grade mutants generated from each reference and report the checks' mutation score "
+                   "(needs the mutation extra).")
+@click.option("--max-mutants", type=click.IntRange(1), metavar="N",
+              help="With --mutation: grade at most N mutants per exercise (a stable sample).")
+@click.option("--min-score", type=click.FloatRange(0, 1), metavar="X",
+              help="With --mutation: exit 4 when an exercise's score (0-1) is below X.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --mutation: write every mutant's outcome to this JSON file.")
 @gpus_option("each grading (checks marked gpu run instead of skipping)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime):
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, mutation, max_mutants, min_score, json_path,
+             gpus, runtime):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -35,6 +45,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime)
 
     from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercises
 
+    if not mutation and (max_mutants or min_score is not None or json_path):
+        raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
@@ -46,6 +58,12 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime)
         reap_leftovers(console)
     else:
         runtime = None
+    if mutation:
+        from grader.mutation.command import run_mutation
+
+        sys.exit(run_mutation(console, list(exercises or all_exercise_names()), sandbox=sandbox, jobs=jobs, seed=seed,
+                              solutions_dir=solutions_dir or SOLUTIONS_DIR, max_mutants=max_mutants,
+                              json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,

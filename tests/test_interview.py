@@ -33,9 +33,9 @@ def mutant_names(ex: Exercise, solutions_dir: Path = SOLUTIONS_DIR) -> set[str]:
             if p.suffix in (".py", ".diff")}
 
 
-def guide_problems(ex: Exercise, guide: Guide) -> list[str]:
+def guide_problems(ex: Exercise, guide: Guide, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
     """Each name a question is tied to that is neither a check of ``ex`` nor one of its mutants."""
-    checks, mutants = check_names(ex), mutant_names(ex)
+    checks, mutants = check_names(ex), mutant_names(ex, solutions_dir)
     problems = []
     for n, q in enumerate(guide.questions, 1):
         problems += [f"{ex.name} question {n} ({q.ask[:40]!r}): no check {c!r} in checks/"
@@ -57,15 +57,16 @@ def test_every_question_is_tied_to_a_check_or_mutant_that_exists(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_exercise_has_a_guide_of_five_to_eight_questions_of_both_kinds(name):
+    """Spoken questions with short answers; at least three deeper ones, so a candidate with full marks gets three."""
     ex = load_exercise(name)
     assert (ex.root / GUIDE_FILE).is_file(), f"{name} has no {GUIDE_FILE}"
     guide = load_guide(ex)
     kinds = [q.when for q in guide.questions]
     assert 5 <= len(kinds) <= 8, f"{name}: {len(kinds)} questions"
-    assert "failed" in kinds and "passed" in kinds, kinds
+    assert "failed" in kinds and kinds.count("passed") >= 3, kinds  # full marks still get three questions
     for q in guide.questions:  # spoken: a question, and an answer the panel can read aloud
         assert q.ask.endswith("?"), q.ask
-        assert 40 <= len(q.answer) <= 900, (q.ask, len(q.answer))
+        assert 40 <= len(q.answer) <= 600, (q.ask, len(q.answer))
 
 
 def test_the_tie_check_finds_a_check_and_a_mutant_that_do_not_exist():

@@ -90,7 +90,8 @@ def exercise_files(name: str) -> dict[str, str]:
     """``exercises/NAME/``: relative path -> text."""
     return {"README.md": _fill(README, name), "exercise.toml": _fill(EXERCISE_TOML, name),
             f"{name}.py": _fill(STUB, name), "probes.py": _fill(PROBES, name),
-            f"checks/test_{name}.py": _fill(CHECK, name), f"test_{name}_example.py": _fill(EXAMPLE, name)}
+            f"checks/test_{name}.py": _fill(CHECK, name), f"test_{name}_example.py": _fill(EXAMPLE, name),
+            "interview.toml": _fill(INTERVIEW, name)}
 
 
 def solution_files(name: str) -> dict[str, str]:
@@ -260,6 +261,31 @@ def test_the_example_in_the_readme():
     x = torch.tensor([1.0, -2.0])
     torch.testing.assert_close(scale(x, 3.0), torch.tensor([3.0, -6.0]))
     torch.testing.assert_close(x, torch.tensor([1.0, -2.0]))
+'''
+
+#: The interview guide: the panel's follow-up questions, tied to the check and the mutant (judge side, never shipped).
+INTERVIEW = '''\
+# Interview guide (judge side, never shipped to a candidate): follow-up questions for the panel.
+# See AUTHORING.md, "The interview guide". Every name below is a check in checks/ or a mutant stem.
+
+[[question]]
+ask = "Your scale changed the caller's tensor. Why does that matter, and how do you avoid it?"
+answer = """\\
+x.mul_(factor) writes into the tensor the caller passed, so every other reference to it (the caller's \\
+variable, a batch still in use, a tensor autograd saved for backward) silently changes too. Return a new \\
+tensor, x * factor, or scale a clone."""
+checks = ["test_scales_and_leaves_x_alone"]
+mutants = ["scales_x_in_place"]
+when = "failed"
+
+[[question]]
+ask = "When is an in-place operation worth it, and what does autograd do if a tensor it saved is changed in place?"
+answer = """\\
+In-place ops save memory and an allocation, which matters for large activations (ReLU(inplace=True)). \\
+Autograd tracks a version counter on every tensor: if a tensor saved for backward was modified in place, \\
+backward raises an error instead of computing with the new values."""
+checks = ["test_scales_and_leaves_x_alone"]
+when = "passed"
 '''
 
 REFERENCE = '''\

@@ -7,9 +7,11 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.exercise import load_exercise
+from grader.judge.interview import load_guide
 from tests.test_contract_tables import table_problems
 from tests.test_exercise_folders import (check_audit_of_the_corpus, check_corpus_says_what_each_file_is,
                                          check_no_bare_assert, check_prompt_and_examples, check_stub_and_examples)
+from tests.test_interview import guide_problems
 from tests.test_nan_safe_checks import scan_checks
 
 
@@ -51,6 +53,9 @@ def test_the_new_exercise_follows_the_rules_the_repositorys_exercises_do(tmp_pat
     assert scan_checks(ex.checks_dir) == []
     assert table_problems(ex, tmp_path / "solutions" / "layer_scale" / "contract.toml") == []
     assert "Decisions" in ex.readme.read_text()
+    guide = load_guide(ex)  # the interview guide: both kinds of question, tied to the check and the mutant
+    assert {q.when for q in guide.questions} == {"failed", "passed"}
+    assert guide_problems(ex, guide, tmp_path / "solutions") == []
 
 
 @pytest.mark.parametrize("existing", ["exercises", "solutions"])

@@ -20,9 +20,11 @@ from grader.cli.options import gpus_option, runtime_option
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
+@click.option("--record", is_flag=True, help="Write each exercise's mutant signatures to exercises/<name>/mistakes.json "
+              "(what diagnosis matches gradings against); without it, differences from the record are warnings.")
 @gpus_option("each grading (checks marked gpu run instead of skipping)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime):
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, gpus, runtime):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -46,8 +48,12 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime)
         reap_leftovers(console)
     else:
         runtime = None
+    from grader.cli.mistakes_note import note_mistakes
+    from grader.exercise import load_exercise
+
+    loaded = {ex.name: ex for ex in map(load_exercise, exercises or all_exercise_names())}
     results = []
-    for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
+    for result in validate_exercises(list(loaded.values()), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
                                      gpus=gpus):
         results.append(result)
@@ -68,6 +74,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, gpus, runtime)
         for check, mutants in result.catches().items():
             catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
+        note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record)
     bad = [r for r in results if not r.ok]
     for r in bad:
         for v in r.verdicts:

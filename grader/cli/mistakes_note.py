@@ -13,10 +13,24 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.corpus import CorpusFile, corpus
-from grader.exercise import Exercise
+from grader.errors import GraderError
+from grader.exercise import Exercise, load_exercise
 from grader.mistakes import RECORD_NAME, RecordRefused, build_record, drift, load_record, mutant_signature, write_record
 from grader.untrusted import in_markup
 from grader.validation import ExerciseValidation
+
+
+def exercises_by_name(specs) -> dict[str, Exercise]:
+    """The exercises named or given as folders; one that does not load is left to ``validate_exercises``,
+    which reports it as it does any other."""
+    out = {}
+    for spec in specs:
+        try:
+            ex = load_exercise(spec)
+        except GraderError:
+            continue
+        out[ex.name] = ex
+    return out
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,

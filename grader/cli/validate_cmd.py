@@ -48,12 +48,11 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, gpus, 
         reap_leftovers(console)
     else:
         runtime = None
-    from grader.cli.mistakes_note import note_mistakes
-    from grader.exercise import load_exercise
+    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
 
-    loaded = {ex.name: ex for ex in map(load_exercise, exercises or all_exercise_names())}
+    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
     results = []
-    for result in validate_exercises(list(loaded.values()), sandbox=sandbox, jobs=jobs, seed=seed,
+    for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
                                      gpus=gpus):
         results.append(result)
@@ -74,7 +73,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, gpus, 
         for check, mutants in result.catches().items():
             catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
-        note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record)
+        if result.exercise in loaded:
+            note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record)
     bad = [r for r in results if not r.ok]
     for r in bad:
         for v in r.verdicts:

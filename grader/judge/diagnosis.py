@@ -32,7 +32,7 @@ from grader.mistakes import MistakeRecord, check_function, counted_checks, lost_
 from grader.reports.model import Diagnosis, Report, Visibility
 
 #: The least Jaccard similarity between failed checks and a signature that names the mutant.
-MIN_SIMILARITY = 0.6
+MIN_SIMILARITY = 0.75
 #: At most this many mutants are named (of a tie among more: the held-in ones first, then by name).
 MAX_NAMED = 3
 

@@ -164,7 +164,7 @@ class Diagnosis(_Model):
 
     @property
     def line(self) -> str:
-        return (f"looks like: {self.description} (matches {self.matched} of {self.failed} failed "
+        return (f"looks like: {self.description.rstrip('.')} (matches {self.matched} of {self.failed} failed "
                 f"check{'s' if self.failed != 1 else ''})")
 
 

@@ -12,7 +12,7 @@ import pytest
 from grader.exercise import load_exercise
 from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
 from grader.mistakes import MistakeRecord, MutantSignature, load_record
-from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
+from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
 from grader.validation import all_exercise_names
 
 CHECKS = ["test_a", "test_b", "test_c", "test_d", "test_e"]
@@ -71,12 +71,14 @@ def test_ties_are_all_named_held_in_first_and_at_most_max_named():
     assert len(named) == MAX_NAMED == 3 and named == ["m0", "m2", "m4"]
 
 
-def test_full_marks_not_graded_no_import_stub_and_stale_record_are_never_diagnosed():
+def test_full_marks_not_graded_no_import_stub_tampering_and_stale_record_are_never_diagnosed():
     assert names(graded()) == []
     failing = graded("test_a", "test_b")
     assert names(failing.model_copy(update={"graded": False})) == []
     assert names(failing.model_copy(update={"load_error": LoadError(found="source", summary="SyntaxError")})) == []
     assert names(failing, untouched_stub=True) == []
+    tampered = Finding(kind=FindingKind.TAMPERING, what="sys.setprofile", where="x.py:3")
+    assert names(failing.model_copy(update={"findings": [tampered]})) == []
     assert names(failing, record(*RECORD.mutants, fingerprint="older")) == []
     assert names(failing, None) == []
     assert names(failing) == ["swap"]  # the same report, current record: named

@@ -8,7 +8,8 @@ on nearly the same checks most likely made nearly the same mistake, and a panel 
 The rule, chosen so that a wrong name is rarer than a missing one:
 
 * Nothing is diagnosed for a grading that was not graded, whose file does not import, that
-  earned full marks or lost nothing, or that is the untouched stub; nor from a stale record
+  earned full marks or lost nothing, that is the untouched stub, or that lost its credit for
+  tampering (its failures are the penalty, not a pattern); nor from a stale record
   (signatures measured on other checks).
 * F is the set of check functions this grading lost points on, S a mutant's signature cut to
   the checks this grading counted (a GPU check skipped here says nothing). The match is their
@@ -29,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.mistakes import MistakeRecord, check_function, counted_checks, lost_points
-from grader.reports.model import Diagnosis, Report, Visibility
+from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
 #: The least Jaccard similarity between failed checks and a signature that names the mutant.
 MIN_SIMILARITY = 0.75
@@ -74,7 +75,8 @@ def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, 
     """The diagnoses of ``report`` against ``record`` (see the module's rule); ``fingerprint`` is the exercise's
     now, ``candidates`` its ``[diagnosis] candidates`` setting."""
     if (record is None or record.exercise_fingerprint != fingerprint or not report.graded or untouched_stub
-            or report.load_error is not None or report.score >= report.max_score):
+            or report.load_error is not None or report.score >= report.max_score
+            or any(f.kind is FindingKind.TAMPERING for f in report.findings)):
         return []
     failed = set(lost_points(report))
     counted = set(counted_checks(report))

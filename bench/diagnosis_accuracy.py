@@ -5,6 +5,7 @@ validate saw it fail, which is exactly what a grading of that file would match. 
 side by side:
 
 * held-in: each mutant of ``mutants/`` against the record it is in: named itself (alone or in a tie)?
+  And every mutant (more_mutants/ too) against the stored record, which holds both.
 * held-out: each mutant of ``more_mutants/`` against a record of ``mutants/`` only (what CI's
   ``validate --record`` without ``--more`` would hold): any name is a mistake that is not the file's;
   split into ties on an identical signature (the checks cannot tell them apart) and partial matches.
@@ -34,6 +35,7 @@ def named(sig: list[str], rec: MistakeRecord) -> list[str]:
 
 def main() -> None:
     held = held_self = held_alone = 0
+    every = every_self = 0
     out_n = out_named = out_tied = 0
     loo_n = loo_named = loo_tied = 0
     rows = []
@@ -44,6 +46,8 @@ def main() -> None:
             continue
         held_in = rec.model_copy(update={"mutants": [m for m in rec.mutants if m.held_in]})
         for m in rec.mutants:
+            every += 1
+            every_self += m.name in named(m.signature, rec)
             if m.held_in:
                 got = named(m.signature, rec)
                 held += 1
@@ -65,6 +69,8 @@ def main() -> None:
                 loo_tied += all(x.signature == m.signature for x in without.mutants if x.name in got)
     print("\n".join(rows))
     print(f"held-in mutants named as themselves: {held_self}/{held} ({held_alone} alone, the rest in a tie)")
+    print(f"every mutant against the stored record (mutants/ and more_mutants/): {every_self}/{every} named itself "
+          "(the rest lost a tie of more than 3 to held-in mutants)")
     print(f"held-out (more_mutants vs a held-in record): {out_named}/{out_n} given a wrong name "
           f"({out_tied} of them a tie on an identical signature, {out_named - out_tied} a partial match), "
           f"{out_n - out_named} no diagnosis")

@@ -124,3 +124,13 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     for correct in (SOLUTIONS / "toy" / "toy.py", SOLUTIONS / "toy" / "variants" / "loop.py"):
         report = grade(toy, correct, sandbox="local")
         assert report.score == report.max_score and report.diagnosis == []
+
+
+def test_a_real_exercises_mutant_graded_for_real_is_named_from_the_stored_record(tmp_path):
+    """attention's stored record, a held-in mutant graded in the local sandbox: the record holds what a
+    grading sees, and the panel's copy names the mistake among the ties no check tells apart."""
+    ex = load_exercise("attention")
+    item = next(i for i in corpus(ex) if i.name == "no_scaling")
+    report = grade(ex, item.gradable(tmp_path), sandbox="local")
+    assert "no_scaling" in [d.mutant for d in report.diagnosis], report.diagnosis
+    assert all(d.matched == d.failed == d.signature for d in report.diagnosis)  # an exact match, tie or not

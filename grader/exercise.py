@@ -111,11 +111,20 @@ class ForbiddenConfig(_Strict):
         return self
 
 
+class DiagnosisConfig(_Strict):
+    """Naming the mistake a grading looks like (``grader.judge.diagnosis``): ``[diagnosis]``."""
+
+    candidates: bool = Field(True, description=(
+        "show a candidate the diagnosis too, where every check it involves is visible (it then tells them "
+        "nothing their scorecard does not); false: the panel only. Interview follow-ups never reach a candidate"))
+
+
 class ExerciseConfig(_Strict):
     exercise: ExerciseMeta
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
     limits: Limits = Field(default_factory=Limits)
     forbidden: ForbiddenConfig = Field(default_factory=ForbiddenConfig)
+    diagnosis: DiagnosisConfig = Field(default_factory=DiagnosisConfig)
 
 
 class Exercise:

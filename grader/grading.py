@@ -20,6 +20,7 @@ from grader import __version__
 from grader.errors import UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
+from grader.judge.annotate import Hindsight
 from grader.judge.audit import SourceAudit, audit_source
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
@@ -59,6 +60,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         sandbox, image=image, flavor=flavor_for(plan.request))
     sandbox = choice.kind
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
+    hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
 
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
     report.environment = Environment(
@@ -89,6 +91,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
                          gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event)
     _fill(report, ex, run, audit)
+    hindsight.annotate(report, untouched_stub=UNTOUCHED_STUB in report.warnings)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 

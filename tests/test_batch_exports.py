@@ -8,7 +8,7 @@ import re
 
 from grader.batch import exports
 from grader.batch.model import Row, RowStatus
-from grader.reports.model import CheckResult, Report, Status, Visibility
+from grader.reports.model import CheckResult, Diagnosis, Report, Status, Visibility
 
 
 def report(score_a: float, status_b: Status = Status.FAILED) -> Report:
@@ -35,8 +35,8 @@ def test_summary_csv_columns_and_values(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as f:
         table = list(csv.reader(f))
     assert table[0] == ["candidate", "exercise", "score", "max_score", "status",
-                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "reason"]
-    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", ""]
+                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "diagnosis", "reason"]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", "", ""]
     assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
     assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-1]
     assert table[4][:5] == ["dee", "toy", "", "", "missing"]
@@ -48,6 +48,23 @@ def test_summary_csv_names_each_rows_flags(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as f:
         header, row = list(csv.reader(f))
     assert dict(zip(header, row))["flags"] == "tampering dynamic_access"
+
+
+LOOKS_LIKE = Diagnosis(mutant="swapped", description="=adds instead of multiplying", matched=1, failed=1,
+                       signature=1, candidate_visible=False)
+
+
+def test_summary_csv_and_results_jsonl_carry_the_diagnosis(tmp_path):
+    """The panel's exports name the mistake a row looks like, in the CSV (one cell) and in the JSON lines."""
+    diagnosed = Row("eve", "toy", RowStatus.GRADED, 2, 5,
+                    report=report(2).model_copy(update={"diagnosis": [LOOKS_LIKE]}))
+    exports.write_summary_csv([diagnosed], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        header, row = list(csv.reader(f))
+    assert dict(zip(header, row))["diagnosis"] == "swapped (1/1): =adds instead of multiplying"
+    exports.write_results_jsonl([diagnosed, *rows()], tmp_path / "r.jsonl")
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert lines[0]["diagnosis"] == [LOOKS_LIKE.model_dump()] and lines[1]["diagnosis"] == []
 
 
 def test_results_jsonl_has_one_line_per_row(tmp_path):

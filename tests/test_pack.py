@@ -51,6 +51,15 @@ def test_no_secret_file_and_no_secret_text(attention, tmp_path):
     assert b"test_sdpa" not in out.read_bytes() and b"test_mha" not in out.read_bytes()
 
 
+def test_the_mistake_record_is_never_packed(attention, tmp_path):
+    """mistakes.json names hidden checks and the mistakes each one catches: judge side, like checks/."""
+    assert (attention.root / "mistakes.json").is_file()
+    pack_exercise(attention, tmp_path / "attention.zip")
+    names = zipfile.ZipFile(tmp_path / "attention.zip").namelist()
+    assert names and not [n for n in names if "mistakes" in n]
+    assert "mistakes.json" not in public_contents(attention)
+
+
 def test_the_same_exercise_packs_to_the_same_sha256(attention, tmp_path):
     a, b = tmp_path / "a.zip", tmp_path / "sub" / "b.zip"
     pack_exercise(attention, a)

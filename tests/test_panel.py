@@ -138,7 +138,7 @@ def page(html) -> Page:
 
 def test_graded_cells_show_score_and_link_to_the_scorecard(page):
     alice = page.table["alice"]
-    assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "18/20"]
+    assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "18/20", ""]  # looks like nothing
     assert alice[0]["links"] == ["candidates/alice/attention.html", "similarity.html#pair-1"]
     assert alice[1]["links"] == ["candidates/alice/layernorm.html"]
     assert alice[2]["attrs"]["data-sort"] == "18.0"
@@ -285,3 +285,20 @@ def test_pass_rates_leave_skipped_checks_out_of_the_rate():
     assert rates == {"Output has the right shape": "1/2 passed (50%)",
                      "Rows sum to one": "1/1 passed (100%), 1 skipped", "Matches the reference": "2/2 passed (100%)"}
     assert Counter(r.percent for r in pass_rates([r.report for r in rows])) == Counter({50: 1, 100: 2})
+
+
+def test_the_looks_like_column_names_each_graded_rows_diagnosis_by_exercise():
+    """A candidate's diagnoses, one per exercise in column order, escaped; nothing for a row that has none."""
+    from grader.reports.model import Diagnosis
+
+    rows, pairs = batch()
+    mistake = Diagnosis(mutant="m", description=f"mask read upside down {HOSTILE}", matched=2, failed=2, signature=2)
+    for r in rows:
+        if r.candidate == "alice" and r.exercise == "layernorm":
+            r.report = r.report.model_copy(update={"diagnosis": [mistake]})
+    html = render_panel(rows, pairs, exercises=EXERCISES)
+    alice, bob = Page(html).table["alice"], Page(html).table["bob"]
+    assert alice[-1]["text"] == f"LayerNorm : looks like: mask read upside down {HOSTILE} (matches 2 of 2 failed checks)"
+    assert alice[-1]["attrs"]["data-sort"].startswith("looks like: mask read upside down")
+    assert bob[-1]["text"] == "" and bob[-1]["attrs"]["data-sort"] == ""  # sorts last
+    assert HOSTILE not in html  # escaped like every other candidate-facing string

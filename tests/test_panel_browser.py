@@ -16,7 +16,7 @@ import pytest
 
 from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
-from grader.reports.model import CheckResult, Report, Status, Visibility
+from grader.reports.model import CheckResult, Diagnosis, Report, Status, Visibility
 from grader.reports.render import render_html
 from tests.test_panel import Pair, Submission  # stand-ins: the panel reads a pair's attributes only
 
@@ -53,6 +53,9 @@ def batch() -> list[Row]:
     rows = [r for r in rows if not (r.candidate == "bob" and r.exercise == "layernorm")]
     rows += [Row("dave", "attention", RowStatus.NOT_GRADED, reason="docker daemon died (3 attempts)"),
              Row("bob", "layernorm", RowStatus.MISSING, reason="no file in bob/layernorm/")]
+    bob = next(r for r in rows if r.candidate == "bob" and r.exercise == "attention")
+    bob.report = bob.report.model_copy(update={"diagnosis": [Diagnosis(
+        mutant="no_scaling", description="Scores are q·kᵀ with no 1/√E scaling.", matched=3, failed=3, signature=3)]})
     return rows
 
 
@@ -128,7 +131,10 @@ def test_cells_read_as_a_person_sees_them(visit):
     assert v.row("alice").locator("td").nth(0).inner_text().split("\n")[:2] == ["10/10", "similar to carol (96%)"]
     dave = v.row("dave").locator("td")
     assert dave.nth(0).inner_text() == "not graded — rerun\ndocker daemon died (3 attempts)"
-    assert dave.last.inner_text().startswith("incomplete — rerun")
+    assert v.row("dave").locator("td.total").inner_text().startswith("incomplete — rerun")
+    assert v.row("bob").locator("td.looks").inner_text() == (
+        "Attention: looks like: Scores are q·kᵀ with no 1/√E scaling (matches 3 of 3 failed checks)")
+    assert dave.last.inner_text() == ""  # the "Looks like" column: nothing graded, nothing diagnosed
     assert v.row("bob").locator("td").nth(1).inner_text() == "missing"
     assert v.page.locator("#rerun").is_visible() and "rerun the batch" in v.page.locator("#rerun h2").inner_text()
 

@@ -1,6 +1,8 @@
 """What a candidate's copy of a report holds: hidden checks as name, points and status; our frames gone."""
 
-from grader.reports.model import CheckResult, ForbiddenHit, Report
+import pytest
+
+from grader.reports.model import CheckResult, Diagnosis, FollowUp, ForbiddenHit, Report
 from grader.reports.redact import candidate_details, for_audience, opaque_id
 
 # pytest's --tb=short text for a failed visible check, as the judge records it.
@@ -71,3 +73,59 @@ def test_split_params_finds_the_parameters_after_the_function():
     assert split_params("test_m.py::test_rows[3-True]") == ("test_m.py::test_rows", "3-True")
     assert split_params("test_m.py::Cls::test_rows[a::b[c]]") == ("test_m.py::Cls::test_rows", "a::b[c]")
     assert split_params("test_m.py::test_plain") == ("test_m.py::test_plain", None)
+
+
+# --- diagnosis and follow-ups (issue 17) --------------------------------------------------------
+
+HIDDEN_MISTAKE = Diagnosis(mutant="secret_mutant_name", description="divides by the secret hidden constant",
+                           matched=2, failed=2, signature=2, candidate_visible=False)
+SHOWN_MISTAKE = Diagnosis(mutant="adds_instead", description="adds where it should multiply", matched=1, failed=2,
+                          signature=1, candidate_visible=True)
+QUESTION = FollowUp(ask="Why would the panel-only question be asked?", answer="the panel-only answer text",
+                    because="check test_rows failed")
+
+
+def every_format(report, audience: str) -> dict[str, str]:
+    """The terminal, JSON, HTML and Markdown scorecards of ``report`` for ``audience``, as submit writes them."""
+    import io
+
+    from rich.console import Console
+
+    from grader.reports.render import render_html, render_markdown
+    from grader.reports.terminal import render_terminal
+
+    console = Console(width=100, no_color=True, record=True, file=io.StringIO())
+    render_terminal(report, console, audience=audience)
+    copy = for_audience(report, audience)
+    return {"terminal": " ".join(console.export_text().split()), "json": copy.to_json(),
+            "html": render_html(copy, audience=audience), "markdown": render_markdown(copy, audience=audience)}
+
+
+def diagnosed_report() -> Report:
+    return Report(exercise="x", graded=True, score=0, max_score=4, checks=[
+        check("test_mask.py::test_rows[3-True]", "hidden"), check("test_a.py::test_v", "visible")],
+        diagnosis=[HIDDEN_MISTAKE, SHOWN_MISTAKE], follow_ups=[QUESTION])
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "json", "html", "markdown"])
+def test_a_hidden_checks_diagnosis_and_every_follow_up_stay_out_of_every_candidate_format(fmt):
+    text = every_format(diagnosed_report(), "candidate")[fmt]
+    for secret in ("secret_mutant_name", "divides by the secret", "panel-only", "test_rows failed"):
+        assert secret not in text, f"{secret!r} reached the candidate's {fmt}"
+    hint = "adds where it should multiply" + ("" if fmt == "json" else " (matches 1 of 2 failed checks)")
+    assert hint in text  # every check it involves is visible: a hint
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "json", "html", "markdown"])
+def test_the_panel_sees_every_diagnosis_and_follow_up_in_every_format(fmt):
+    text = every_format(diagnosed_report(), "panel")[fmt].replace("\\_", "_")  # Markdown escapes "_"
+    for shown_text in ("secret_mutant_name", "divides by the secret hidden constant", "adds where it should multiply",
+                       "Why would the panel-only question be asked?", "the panel-only answer text",
+                       "check test_rows failed"):
+        assert shown_text in text, f"{shown_text!r} missing from the panel's {fmt}"
+
+
+def test_a_candidate_copy_of_a_diagnosis_is_final():
+    copy = for_audience(diagnosed_report(), "candidate")
+    assert copy.diagnosis == [SHOWN_MISTAKE] and copy.follow_ups == []
+    assert for_audience(copy, "candidate") == copy

@@ -26,13 +26,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def write_summary_csv(rows: list[Row], path: Path) -> None:
     """One row per (candidate, exercise); a column per check (points earned), then the flags
-    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar) and the reason."""
+    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar), the diagnosis
+    (``diagnosis_cell``) and the reason."""
     checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
     for row in rows:
         for c in row.report.checks if row.report else []:
             if (row.exercise, c.id) not in checks:
                 checks.append((row.exercise, c.id))
-    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "reason"]
+    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "diagnosis", "reason"]
     with atomic_write(path) as f:
         out = csv.writer(f)
         out.writerow(header)
@@ -40,7 +41,14 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
             earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])}
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
                           row.status.value, *[earned.get(k, "") for k in checks], " ".join(row.flags),
-                          _cell(row.reason)])
+                          _cell(diagnosis_cell(row.report)), _cell(row.reason)])
+
+
+def diagnosis_cell(report: Report | None) -> str:
+    """The named mistakes in one cell: ``mutant (matched/failed): description``, ``; `` between them."""
+    if report is None:
+        return ""
+    return "; ".join(f"{d.mutant} ({d.matched}/{d.failed}): {d.description}" for d in report.diagnosis)
 
 
 def write_results_jsonl(rows: list[Row], path: Path) -> None:
@@ -53,6 +61,7 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
                 "exercise_version": row.report.environment.exercise_version if row.report else None,
                 "exercise_fingerprint": row.report.environment.exercise_fingerprint if row.report else None,
                 "scorecard": row.scorecard,
+                "diagnosis": [d.model_dump() for d in row.report.diagnosis] if row.report else [],
             }) + "\n")
 
 

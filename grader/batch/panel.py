@@ -33,6 +33,13 @@ class CandidateRow:
     cells: list[Cell]
     total: Cell
     notes: list[str]  # rows not tied to a known exercise (unknown exercise folders)
+    looks_like: list[tuple[str, str]] = ()  # (exercise title, "looks like: ..."), the "Looks like" column
+
+
+def looks_like(rows: list[Row | None], columns: dict[str, str]) -> list[tuple[str, str]]:
+    """A candidate's diagnoses across exercises, in column order: what each graded row looks like."""
+    return [(columns[r.exercise], d.line) for r in rows if r is not None and r.report is not None
+            and r.status is RowStatus.GRADED for d in r.report.diagnosis]
 
 
 @dataclass(frozen=True)
@@ -83,8 +90,9 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
     candidates = sorted({r.candidate for r in rows}, key=lambda c: (c.casefold(), c))
     table = []
     for name in candidates:
-        cells = [cell(by_key.get((name, ex)), similar, maxima.get(ex)) for ex in columns]
-        table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, [])))
+        mine = [by_key.get((name, ex)) for ex in columns]
+        cells = [cell(row, similar, maxima.get(ex)) for row, ex in zip(mine, columns)]
+        table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, []), looks_like(mine, columns)))
     views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
     return _env.get_template("panel.html.j2").render(
         title=title, generated_at=generated_at, summary=summarize(rows, len(candidates), list(problems)),

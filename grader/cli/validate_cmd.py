@@ -29,9 +29,11 @@ from grader.cli.options import gpus_option, runtime_option
               help="With --mutation: exit 4 when an exercise's score (0-1) is below X.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="With --mutation: write every mutant's outcome to this JSON file.")
+@click.option("--record", is_flag=True, help="Write each exercise's mutant signatures to exercises/<name>/mistakes.json "
+              "(what diagnosis matches gradings against); without it, differences from the record are warnings.")
 @gpus_option("each grading (checks marked gpu run instead of skipping)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, mutation, max_mutants, min_score, json_path,
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutation, max_mutants, min_score, json_path,
              gpus, runtime):
     """Check that every exercise (all by default) proves what it must.
 
@@ -47,6 +49,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, mutation, max_
 
     if not mutation and (max_mutants or min_score is not None or json_path):
         raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
+    if mutation and record:
+        raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
@@ -64,6 +68,9 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, mutation, max_
         sys.exit(run_mutation(console, list(exercises or all_exercise_names()), sandbox=sandbox, jobs=jobs, seed=seed,
                               solutions_dir=solutions_dir or SOLUTIONS_DIR, max_mutants=max_mutants,
                               json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
+    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
+
+    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
@@ -86,6 +93,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, mutation, max_
         for check, mutants in result.catches().items():
             catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
+        if result.exercise in loaded:
+            note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record)
     bad = [r for r in results if not r.ok]
     for r in bad:
         for v in r.verdicts:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from grader.errors import ExerciseError
 from grader.exercise import Exercise
+from grader.mistakes import check_function
 
 #: The guide's file name inside an exercise folder.
 GUIDE_FILE = "interview.toml"
@@ -138,11 +139,6 @@ def _describe(path: Path, raw: dict, err: ValidationError) -> str:
         got = f" (got {e['input']!r:.80})" if e["type"] not in ("missing", "value_error") else ""
         lines.append(f"  [{where}] {e['msg']}{got}")
     return "\n".join(lines)
-
-
-def check_function(check_id: str) -> str:
-    """A check's function name from its id: ``test_sdpa.py::test_mask[3]`` -> ``test_mask``."""
-    return check_id.rsplit("::", 1)[-1].split("[", 1)[0]
 
 
 def suggest(guide: Guide, failed_checks: list[str], diagnosed_mutants: list[str], k: int = 3) -> list[Question]:

@@ -147,6 +147,35 @@ class Timing(_Model):
     over_limit: bool
 
 
+class Diagnosis(_Model):
+    """A named mistake whose recorded pattern of failed checks matches this grading's (``grader.judge.diagnosis``).
+
+    Shown as "looks like: <description> (matches <matched> of <failed> failed checks)". For the panel;
+    a candidate's copy keeps it only when ``candidate_visible`` (it says nothing their scorecard does not).
+    """
+
+    mutant: str = Field(description="the mutant's name (its file's stem in solutions/<exercise>/)")
+    description: str = Field(description="the mistake in the author's words")
+    matched: int = Field(description="failed checks of this grading the mutant also fails")
+    failed: int = Field(description="checks this grading lost points on")
+    signature: int = Field(description="checks the mutant loses points on (of those this grading counted)")
+    candidate_visible: bool = Field(default=False, description="every check involved is visible and the exercise "
+                                                               "allows candidates to see diagnoses")
+
+    @property
+    def line(self) -> str:
+        return (f"looks like: {self.description.rstrip('.')} (matches {self.matched} of {self.failed} failed "
+                f"check{'s' if self.failed != 1 else ''})")
+
+
+class FollowUp(_Model):
+    """A question for the interview, from the exercise's guide (``grader.judge.interview``): panel only."""
+
+    ask: str
+    answer: str = Field(description="what a strong candidate says")
+    because: str = Field(description="why it is suggested: 'check X failed', 'looks like mutant Y', 'everything passed'")
+
+
 class Report(_Model):
     schema_version: int = SCHEMA_VERSION
     exercise: str
@@ -164,6 +193,10 @@ class Report(_Model):
     warnings: list[str] = Field(default_factory=list)
     load_error: LoadError | None = Field(default=None, description="the file does not import (reports before "
                                                                    "issue 14 have none)")
+    diagnosis: list[Diagnosis] = Field(default_factory=list, description="the named mistakes this grading looks "
+                                                                         "like, nearest first (reports before issue 17 have none)")
+    follow_ups: list[FollowUp] = Field(default_factory=list, description="interview questions for the panel; never "
+                                                                         "in a candidate's copy")
     started_at: str = ""
     duration_s: float = 0.0
     environment: Environment = Field(default_factory=Environment)

@@ -8,7 +8,9 @@ candidate audience writes :func:`for_audience`'s copy, and every scorecard
 A hidden check's inputs can hide in more than its message: in its pytest id and
 name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
 hit that names the check, and in a "not graded" reason that quotes the judge's
-log. Each is handled here. The copy says so (``audience: candidate``), is
+log. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
+those every check of which is visible (``Diagnosis.candidate_visible``); interview follow-ups carry
+the panel's answers and are dropped. Each is handled here. The copy says so (``audience: candidate``), is
 never fed back into a batch, and redacting it again changes nothing.
 """
 
@@ -42,7 +44,8 @@ def for_audience(report: Report, audience: str) -> Report:
                  for h in report.forbidden]
     findings = [f.model_copy(update={"where": names[f.where]}) if f.where in names else f for f in report.findings]
     return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
-                                     "load_error": load_error,
+                                     "load_error": load_error, "follow_ups": [],
+                                     "diagnosis": [d for d in report.diagnosis if d.candidate_visible],
                                      "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
 
 

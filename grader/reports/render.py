@@ -22,7 +22,8 @@ from typing import Literal
 from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
-from grader.reports.model import FINDING_LABELS, CheckResult, LoadError, Report, Status, Timing, Visibility
+from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report, Status, Timing,
+                                  Visibility)
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
 
@@ -139,6 +140,31 @@ class FindingView:
 
 
 @dataclass(frozen=True)
+class DiagnosisView:
+    """A named mistake the grading looks like (``grader.judge.diagnosis``)."""
+
+    line: str  # "looks like: <description> (matches 5 of 5 failed checks)"
+    mutant: str  # the mutant's name, shown to the panel beside the line
+
+
+@dataclass(frozen=True)
+class FollowUpView:
+    """An interview question for the panel (never in a candidate's view: ``redact`` drops them)."""
+
+    ask: str
+    answer: str
+    because: str
+
+
+def _diagnosis_view(d: Diagnosis) -> DiagnosisView:
+    return DiagnosisView(d.line, d.mutant)
+
+
+def _follow_up_view(f: FollowUp) -> FollowUpView:
+    return FollowUpView(f.ask, f.answer, f.because)
+
+
+@dataclass(frozen=True)
 class ScorecardView:
     """What every renderer shows, for one audience."""
 
@@ -167,6 +193,8 @@ class ScorecardView:
     hidden_summary: str = ""  # "2 hidden checks (5 points): 1 passed, 1 not passed"; "" when none
     load_error: LoadErrorView | None = None
     groups: tuple[ProblemGroup, ...] = ()  # the problems, identical ones together (``grader.reports.problems``)
+    diagnosis: tuple[DiagnosisView, ...] = ()  # nearest named mistakes; a candidate's only where all is visible
+    follow_ups: tuple[FollowUpView, ...] = ()  # interview questions: the panel's view only
 
     @property
     def table_checks(self) -> list[CheckView]:
@@ -291,6 +319,8 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     return ScorecardView(
         load_error=_load_error_view(report.load_error, report.checks),
         groups=tuple(group_problems(problems)),
+        diagnosis=tuple(map(_diagnosis_view, report.diagnosis)),
+        follow_ups=tuple(map(_follow_up_view, report.follow_ups)),
         hidden_summary=_hidden_summary(report, audience) if graded else "",
         audience=audience,
         exercise=report.exercise,

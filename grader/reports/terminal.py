@@ -203,6 +203,27 @@ def _findings(v: ScorecardView) -> Group:
     return Group(*parts, "")
 
 
+def _diagnosis(v: ScorecardView) -> Group:
+    """The named mistakes the grading looks like, one line each."""
+    parts: list = [Text("Diagnosis", style="bold")]
+    for d in v.diagnosis:
+        line = Text.assemble(("→ ", "cyan"), shown(d.line), overflow="fold")
+        if v.audience == "panel":
+            line.append(f"  (mutant {shown(d.mutant)})", style="dim")
+        parts.append(line)
+    return Group(*parts, "")
+
+
+def _follow_ups(v: ScorecardView) -> Group:
+    """Interview questions with their answers: the panel's view only (a candidate's copy has none)."""
+    parts: list = [Text.assemble(("Interview follow-ups", "bold"), (" (panel only)", "dim"))]
+    for n, f in enumerate(v.follow_ups, 1):
+        parts.append(Text.assemble((f"{n}. ", "bold"), (shown(f.ask), "bold"), overflow="fold"))
+        parts.append(Text(f"   A strong answer: {shown(f.answer)}", overflow="fold"))
+        parts.append(Text(f"   why: {shown(f.because)}", style="dim", overflow="fold"))
+    return Group(*parts, "")
+
+
 def _footer(report: Report, v: ScorecardView) -> Text:
     e = report.environment
     items = [
@@ -222,6 +243,8 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
     v = scorecard_view(report, audience=audience)
     width = min(console.width, 100)
     console.print(_header(v, width), width=width)
+    if v.diagnosis:
+        console.print(_diagnosis(v), width=width)
     if v.load_error:
         console.print(_load_error(v.load_error), width=width)
     if v.table_checks:
@@ -230,6 +253,8 @@ def render_terminal(report: Report, console: Console, *, audience: Audience = "p
         console.print(Rule("What went wrong", align="left", style="dim"), width=width)
         for g in v.groups:
             console.print(_problem(g, graded=v.graded), width=width)
+    if v.follow_ups:
+        console.print(_follow_ups(v), width=width)
     if v.forbidden:
         console.print(_forbidden(v), width=width)
     if v.findings:

@@ -1,0 +1,57 @@
+"""What ``grader validate`` says about an exercise's mistake record (``mistakes.json``) after grading it.
+
+With ``--record`` it writes the record from what it just observed. Without, it compares
+the two and prints the differences as warnings, never as a failure: CI validates under
+load, where a mutant that times out once would fail a strict comparison for no fault of
+the exercise. The test that keeps records current compares file hashes, which load cannot move.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from grader.corpus import CorpusFile, corpus
+from grader.errors import GraderError
+from grader.exercise import Exercise, load_exercise
+from grader.mistakes import RECORD_NAME, RecordRefused, build_record, drift, load_record, mutant_signature, write_record
+from grader.untrusted import in_markup
+from grader.validation import ExerciseValidation
+
+
+def exercises_by_name(specs) -> dict[str, Exercise]:
+    """The exercises named or given as folders; one that does not load is left to ``validate_exercises``,
+    which reports it as it does any other."""
+    out = {}
+    for spec in specs:
+        try:
+            ex = load_exercise(spec)
+        except GraderError:
+            continue
+        out[ex.name] = ex
+    return out
+
+
+def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,
+                  record: bool) -> None:
+    name = in_markup(ex.name)
+    reference = corpus(ex, solutions_dir)[0].path
+    if record:
+        try:
+            path = write_record(ex, build_record(ex, result, reference))
+        except RecordRefused as e:
+            console.print(f"[yellow]{name}: {RECORD_NAME} not written: {in_markup(e)}[/]", soft_wrap=True)
+            return
+        console.print(f"{name}: wrote {in_markup(path)}", soft_wrap=True)
+        return
+    stored = load_record(ex)
+    observed = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report) for v in result.verdicts
+                if v.kind == "mutant" and v.report.graded]
+    lines = drift(stored, observed)
+    if stored is not None and not stored.current_for(ex):
+        lines.insert(0, f"{RECORD_NAME} was recorded on other checks (fingerprint differs): "
+                        "gradings give no diagnosis until `grader validate --more --record` is run")
+    for line in lines:
+        console.print(f"[yellow]warning: {name}: {in_markup(line)}[/]", soft_wrap=True)
+

@@ -1,0 +1,52 @@
+"""What a panel learns from a grading beyond its score: the mistake it looks like, and what to ask next.
+
+Both come from files the exercise keeps beside its checks: ``mistakes.json`` (its mutants'
+signatures, :mod:`grader.mistakes`) and ``interview.toml`` (its question bank,
+:mod:`grader.judge.interview`). They are read before the grading starts, so a malformed one
+is an error naming the file, never a grading that silently lacks them; an exercise with
+neither gets an empty diagnosis and no follow-ups. This module is the one place that asks
+the guide for questions: the report keeps only the questions' text, so a stored report
+re-renders without the exercise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.exercise import Exercise
+from grader.judge import interview
+from grader.judge.diagnosis import diagnose
+from grader.mistakes import MistakeRecord, check_function, load_record
+from grader.reports.model import FollowUp, Report, Status
+
+#: Follow-up questions suggested per grading.
+FOLLOW_UPS = 3
+
+
+@dataclass(frozen=True)
+class Hindsight:
+    """An exercise's record of mistakes and question bank, loaded once per grading (or per batch)."""
+
+    exercise: Exercise
+    record: MistakeRecord | None
+    guide: interview.Guide
+
+    @classmethod
+    def load(cls, ex: Exercise) -> "Hindsight":
+        return cls(ex, load_record(ex), interview.load_guide(ex))
+
+    def annotate(self, report: Report, *, untouched_stub: bool = False) -> None:
+        """Fill ``report.diagnosis`` and ``report.follow_ups`` (left empty when nothing was graded or
+        the file does not import: no check ran the candidate's logic, so there is nothing to ask about)."""
+        report.diagnosis = diagnose(report, self.record, fingerprint=self.exercise.fingerprint,
+                                    candidates=self.exercise.config.diagnosis.candidates,
+                                    untouched_stub=untouched_stub)
+        if not report.graded or report.load_error is not None:
+            report.follow_ups = []
+            return
+        failed = list(dict.fromkeys(check_function(c.id) for c in report.checks
+                                    if c.status is not Status.SKIPPED and c.score < c.max_score))
+        diagnosed = [d.mutant for d in report.diagnosis]
+        report.follow_ups = [FollowUp(ask=q.ask, answer=q.answer, because=interview.because(q, failed, diagnosed))
+                             for q in interview.suggest(self.guide, failed, diagnosed, k=FOLLOW_UPS)]
+

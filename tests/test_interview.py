@@ -13,6 +13,7 @@ import pytest
 from grader.corpus import MUTANT_FOLDERS, SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
 from grader.exercise import Exercise, load_exercise
+from grader.mistakes import load_record
 from grader.judge.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
 from grader.practice.pack import pack_exercise
 from grader.practice.workspace import init_workspace
@@ -247,3 +248,18 @@ def test_because_says_why_each_was_chosen():
     assert reasons == {"about_b?": "check test_b failed", "about_a_and_b?": "check test_b failed",
                        "about_a?": "check test_a failed", "about_m2?": "looks like mutant m2",
                        "deep_c?": "everything it is tied to passed"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_failed_question_about_a_mutant_asks_about_a_check_that_mutant_fails(name):
+    """A question suggested because a grading "looks like" mutant M is about M's mistake: when it also names
+    checks, M's recorded signature (mistakes.json, what M loses points on) includes one of them. A question
+    whose mutant fails none of its checks would be suggested for the wrong reason."""
+    ex = load_exercise(name)
+    record = load_record(ex)
+    assert record is not None, f"{name} has no mistakes.json"
+    signatures = {m.name: set(m.signature) for m in record.mutants}
+    wrong = [f"question {n} ({q.ask[:40]!r}): {m} fails none of {q.checks} (it fails {sorted(signatures[m])})"
+             for n, q in enumerate(load_guide(ex).questions, 1) if q.when == "failed" and q.checks
+             for m in q.mutants if m in signatures and not signatures[m] & set(q.checks)]
+    assert wrong == []

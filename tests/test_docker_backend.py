@@ -94,3 +94,31 @@ def test_device_request_exposes_a_gpu_in_the_container(docker_client, tmp_path):
         assert container.wait(timeout=60)["StatusCode"] == 0, container.logs().decode()
     finally:
         container.remove(force=True)
+
+
+def test_closing_a_docker_sandbox_removes_any_container_of_its_grading_left_behind(docker_client, tmp_path,
+                                                                                    container_tag):
+    """A worker the engine refused to remove (a fork bomb on a loaded machine: a fresh-clone run found one
+    left behind) or one created and never started carries its grading's label: the sandbox's close finds
+    it by that label and removes it, so no container outlives the grading that made it."""
+    from grader.exercise import load_exercise
+    from grader.sandbox import image
+    from grader.sandbox.docker_backend import labels_for
+    from grader.sandbox.factory import open_sandbox
+
+    ex = load_exercise(Path(__file__).parent / "fixtures" / "toy")
+    sandbox, _ = open_sandbox("docker", exercise=ex, submission=ex.stub, workdir=tmp_path, grading_id="swept-1")
+    stray = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"],
+                                            labels=labels_for("swept-1"))
+    other = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"],
+                                            labels=labels_for("another-grading"))
+    try:
+        assert tagged_containers(docker_client, container_tag) == {stray.id, other.id}
+        sandbox.close()
+        assert tagged_containers(docker_client, container_tag) == {other.id}  # only its own grading's
+    finally:
+        for c in (stray, other):
+            try:
+                c.remove(force=True)
+            except Exception:
+                pass

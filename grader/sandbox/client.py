@@ -95,8 +95,10 @@ class Sandbox:
 
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
                  call_timeout_after_timeout_s: float = 1.0, start_timeout_s: float = 120.0,
-                 max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES):
+                 max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
+                 sweep: Callable[[], object] | None = None):
         self._start_transport = start_transport
+        self._sweep = sweep
         self.call_timeout_s = call_timeout_s
         self.max_frame_bytes = max_frame_bytes
         self.start_timeout_s = start_timeout_s
@@ -189,6 +191,13 @@ class Sandbox:
                 pass
             self._spares.retire(worker)
         self._spares.close()  # waits until every worker of this sandbox, spares included, is closed
+        if self._sweep is not None:
+            # The last net: a worker whose removal the engine refused (a fork bomb under load), or one
+            # created but never started, is found by what it carries (its grading's label) and removed.
+            try:
+                self._sweep()
+            except Exception:
+                pass  # the engine is gone: the next grading's reaper removes it by its dead owner
 
     # ------------------------------------------------------------ calls
 

@@ -35,6 +35,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         plan = plan_rlimits(limits)
         start = local_starter(staged, forbidden, limits, plan, kernels)
         info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
+        sweep = None  # a local worker is a process group, killed whole by its own close
     else:
         from grader.sandbox import docker_backend, engine, oci_runtime
         from grader.sandbox import image as runtime_image
@@ -57,9 +58,11 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
                                                  grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
         start = docker_backend.docker_starter(client, kwargs)
         info = {"sandbox": "docker", "image": name, "image_id": found.id}
+        sweep = lambda: docker_backend.reap(client, grading_id=grading_id)  # noqa: E731
     return Sandbox(start, call_timeout_s=limits.call_timeout_s,
                    call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,
-                   max_frame_bytes=limits.result_mb * 1024 * 1024), info
+                   max_frame_bytes=limits.result_mb * 1024 * 1024,
+                   sweep=sweep), info
 
 
 def _not_built(name: str, flavor: Flavor, *, chosen: bool) -> InfraError:

@@ -19,6 +19,8 @@ from grader.judge import Tolerance, Tolerances, expect_close, expect_gradient, e
 TOL = Tolerances(float32=Tolerance(atol=1e-5, rtol=1e-5), float64=Tolerance(atol=1e-7, rtol=1e-7))
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 REDUCTIONS = ("mean", "sum", "none")
+#: The signature's default, as the README states it.
+DEFAULT_IGNORE_INDEX = -100
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,9 @@ class Case:
     """One call: shapes, arguments, and how the tensors are drawn from the seed.
 
     ``ignored`` is the share of positions whose target is set to ``ignore_index``
-    (drawn per position); ``scale`` multiplies standard normal logits.
+    (drawn per position); ``scale`` multiplies standard normal logits. ``pass_ignore_index=False``
+    leaves ``ignore_index`` out of the call, so the signature's default must supply it (only
+    for ``ignore_index == DEFAULT_IGNORE_INDEX``: the expected values use ``ignore_index``).
     """
 
     N: int = 4
@@ -39,6 +43,7 @@ class Case:
     dtype: str = "float64"
     scale: float = 1.0
     seed: int = 0
+    pass_ignore_index: bool = True
 
     def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
         g = torch.Generator().manual_seed(self.seed)
@@ -56,13 +61,16 @@ class Case:
         return torch.rand(self.out_shape(), generator=g, dtype=DTYPES[self.dtype]) + 0.5
 
     def kwargs(self) -> dict:
-        return {"epsilon": self.epsilon, "ignore_index": self.ignore_index, "reduction": self.reduction}
+        passed = {"ignore_index": self.ignore_index} if self.pass_ignore_index else {}
+        return {"epsilon": self.epsilon, **passed, "reduction": self.reduction}
 
     def describe(self) -> str:
         logits, target = self.tensors()
         shown = target.tolist() if target.numel() <= 24 else f"a tensor of shape {tuple(target.shape)}"
+        ignore = (f"ignore_index={self.ignore_index}" if self.pass_ignore_index else
+                  f"ignore_index not passed (the default, {self.ignore_index})")
         return (f"logits of shape {tuple(logits.shape)} ({self.dtype}, scale {self.scale}), target {shown}, "
-                f"epsilon={self.epsilon}, ignore_index={self.ignore_index}, reduction={self.reduction!r}")
+                f"epsilon={self.epsilon}, {ignore}, reduction={self.reduction!r}")
 
 
 def expected(case: Case, with_grad: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch.nn.functional as F
 from hypothesis import example, given
 
 from _label_smoothing_ce_helpers import (
+    DEFAULT_IGNORE_INDEX,
     Case,
     check,
     dtypes,
@@ -78,9 +81,11 @@ def test_reductions(sandbox):
 @example(N=6, C=4, epsilon=0.2, ignore_index=-100, ignored=0.5, reduction="none", seed=5)
 @example(N=6, C=3, epsilon=0.4, ignore_index=0, ignored=0.0, reduction="mean", seed=6)
 def test_ignore_index(sandbox, N, C, epsilon, ignore_index, ignored, reduction, seed):
-    """Ignored positions: loss 0, nothing in the sum, left out of the mean's denominator"""
-    check(sandbox, Case(N=N, C=C, epsilon=epsilon, ignore_index=ignore_index, ignored=ignored,
-                        reduction=reduction, seed=seed))
+    """Ignored positions (ignore_index defaults to -100): loss 0, nothing in the sum, out of the mean's denominator"""
+    case = Case(N=N, C=C, epsilon=epsilon, ignore_index=ignore_index, ignored=ignored, reduction=reduction, seed=seed)
+    check(sandbox, case)
+    if ignore_index == DEFAULT_IGNORE_INDEX:  # the signature's default: the same case with ignore_index left out
+        check(sandbox, replace(case, pass_ignore_index=False))
 
 
 @pytest.mark.points(3)

@@ -21,27 +21,37 @@ TOL = Tolerances()
 STATS = ("running_mean", "running_var", "num_batches_tracked")
 KEYS = sorted(["weight", "bias", *STATS])
 
+#: The signature's defaults, as the README states them (RunningNorm(C) == BatchNorm1d(C, momentum=0.1, eps=1e-5)).
+DEFAULT_MOMENTUM, DEFAULT_EPS = 0.1, 1e-5
+
 momenta = st.sampled_from([0.1, 0.3, 0.75, 1.0])  # never 0.5: an inverted momentum must show
 epsilons = st.sampled_from([1e-5, 1e-3, 0.1, 1.0])  # large ones make a missing eps show
 
 
 @dataclass(frozen=True)
 class Case:
-    """num_features C, the batch sizes of the train steps, momentum, eps, and a seed for the data."""
+    """num_features C, the batch sizes of the train steps, momentum, eps, and a seed for the data.
+
+    ``passed=False`` builds RunningNorm(C) with neither momentum nor eps given, so the
+    signature's defaults must supply them (use :func:`with_defaults`); the reference
+    is then built with the README's values, not with whatever BatchNorm1d defaults to.
+    """
 
     features: int
     batches: tuple[int, ...]
-    momentum: float = 0.1
-    eps: float = 1e-5
+    momentum: float = DEFAULT_MOMENTUM
+    eps: float = DEFAULT_EPS
     seed: int = 0
+    passed: bool = True
 
     @property
     def kwargs(self) -> dict:
-        return {"momentum": self.momentum, "eps": self.eps}
+        return {"momentum": self.momentum, "eps": self.eps} if self.passed else {}
 
     def describe(self) -> str:
-        return (f"RunningNorm({self.features}, momentum={self.momentum}, eps={self.eps}), "
-                f"train batches of {list(self.batches)} rows")
+        built = (f"RunningNorm({self.features}, momentum={self.momentum}, eps={self.eps})" if self.passed else
+                 f"RunningNorm({self.features}) (the defaults: momentum={self.momentum}, eps={self.eps})")
+        return f"{built}, train batches of {list(self.batches)} rows"
 
     def data(self, dtype=torch.float32):
         """weight, bias and one x per train batch (means and scales far from 0 and 1), and the generator."""
@@ -50,6 +60,11 @@ class Case:
         bias = torch.randn(self.features, generator=g, dtype=dtype)
         xs = [torch.randn(n, self.features, generator=g, dtype=dtype) * 2 + 1.5 for n in self.batches]
         return weight, bias, xs, g
+
+
+def with_defaults(features: int, batches: tuple[int, ...], seed: int) -> Case:
+    """A case whose module is built as RunningNorm(features): momentum and eps left to the signature."""
+    return Case(features, batches, DEFAULT_MOMENTUM, DEFAULT_EPS, seed, passed=False)
 
 
 @st.composite
@@ -68,7 +83,7 @@ def cases(draw, *, max_steps: int = 3) -> Case:
 
 def reference(case: Case, steps, *, weight=None, bias=None, dtype=None, load=None) -> dict:
     """nn.BatchNorm1d driven like probes.drive; the same structure back."""
-    bn = nn.BatchNorm1d(case.features, **case.kwargs)
+    bn = nn.BatchNorm1d(case.features, momentum=case.momentum, eps=case.eps)
     if dtype is not None:
         bn = bn.to(dtype)
     if load is not None:

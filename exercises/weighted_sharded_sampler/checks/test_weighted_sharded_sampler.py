@@ -11,6 +11,8 @@ from _weighted_sharded_sampler_helpers import BIG, chi_square, describe, indices
 from grader.judge import candidate_raises, seeds
 
 IMBALANCED = [0, 0, 0, 0, 0, 0, 1, 1, 2]
+#: The signature's default seed, as the README states it.
+DEFAULT_SEED = 0
 
 
 def _passes(sandbox, labels, kwargs, epochs=(None,)):
@@ -41,11 +43,14 @@ def test_length(sandbox):
 @pytest.mark.hint("Draw with a torch.Generator seeded from (seed, epoch) at the start of every "
                   "iteration, not with the global RNG and not with a generator that keeps running.")
 @given(seed=seeds(bits=31))
+@example(seed=DEFAULT_SEED)
 def test_deterministic(sandbox, seed):
-    """Deterministic: two instances with the same arguments, and two passes over one, yield the same"""
+    """Deterministic: two instances with the same arguments (seed left out = seed=0), and two passes over one, agree"""
     kwargs = {"seed": seed, "num_samples": 40}
     specs = [{"kwargs": kwargs, "epochs": [None, None]}, {"kwargs": kwargs, "epochs": [None]}]
-    a, b = sandbox.call("draw_many", IMBALANCED, specs)
+    if seed == DEFAULT_SEED:  # the signature's default: leaving seed out passes the same argument
+        specs.append({"kwargs": {"num_samples": 40}, "epochs": [None]})
+    a, b, *default = sandbox.call("draw_many", IMBALANCED, specs)
     what = describe(IMBALANCED, kwargs)
     first, second, other = (indices(p, 9, 40, what) for p in a["passes"] + b["passes"])
     if not torch.equal(first, second):
@@ -53,6 +58,12 @@ def test_deterministic(sandbox, seed):
                              f"{second.tolist()}; the same (seed, epoch) must give the same draw")
     if not torch.equal(first, other):
         raise AssertionError(f"two instances of {what} gave {first.tolist()} and {other.tolist()}")
+    for result in default:
+        unseeded = describe(IMBALANCED, specs[-1]["kwargs"])
+        got = indices(result["passes"][0], 9, 40, unseeded)
+        if not torch.equal(first, got):
+            raise AssertionError(f"{unseeded} gave {got.tolist()} and {what} gave {first.tolist()}: seed defaults "
+                                 f"to {DEFAULT_SEED}, so leaving it out must give the same draw")
 
 
 @pytest.mark.points(2)

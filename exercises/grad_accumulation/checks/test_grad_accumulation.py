@@ -19,7 +19,7 @@ from _grad_accumulation_helpers import (
     stale_grads,
     touched_before_refusal,
 )
-from grader.judge import candidate_raises, seeds
+from grader.judge import CandidateError, candidate_raises, seeds
 
 
 @pytest.mark.points(2)
@@ -100,7 +100,14 @@ def test_unequal_micro_batch_sizes(sandbox, sizes, k, seed, loss):
     The loss is nn.MSELoss() or nn.CrossEntropyLoss() (int64 class targets), both means over the micro-batch.
     """
     case = Case(sizes=tuple(sizes), k=k, seed=seed, loss=loss)
-    result = run(sandbox, case)
+    try:
+        result = run(sandbox, case)
+    except CandidateError as e:
+        if loss != "cross_entropy" or e.during_import:
+            raise
+        raise AssertionError(f"{case.describe()}: with loss_fn = nn.CrossEntropyLoss() your code raised {e}; "
+                             "it is called as loss_fn(model(inputs), targets): the model's float outputs "
+                             "(logits) first, the int64 class targets second") from None
     check_gradients(result, case)
     check_params(result, case)
     check_losses(result, case)

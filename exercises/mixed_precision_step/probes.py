@@ -10,7 +10,8 @@ plain data only; it never judges.
 Events: "zero_grad"; "forward:<autocast dtype or off>"; "loss:<autocast dtype or
 off>"; "scaler.scale", "scaler.unscale_", "scaler.step", "scaler.update";
 "step:<autocast dtype or off>" (the optimizer's step, called by scaler.step when
-the gradients are finite).
+the gradients are finite). Beside the events, ``loss_args`` says what each loss_fn call
+got in its two argument slots ("the model's output", "the targets" or something else).
 
 ``device_type="cuda"`` runs the same step on CUDA (model, batches and scaler there;
 autocast recorded for "cuda"); tensors come back as CPU copies, with each
@@ -29,6 +30,18 @@ def _autocast_state(device_type: str) -> str:
     if torch.is_autocast_enabled(device_type):
         return str(torch.get_autocast_dtype(device_type)).replace("torch.", "")
     return "off"
+
+
+def _role(value, targets: torch.Tensor) -> str:
+    """What loss_fn got in one argument slot, in words: the model's output (it carries the graph
+    back to the parameters), the targets (their values, whatever copy), or something else."""
+    if not isinstance(value, torch.Tensor):
+        return f"a {type(value).__name__}"
+    if value.requires_grad:
+        return "the model's output"
+    if value.shape == targets.shape and torch.equal(value.detach().to(targets.device, targets.dtype), targets):
+        return "the targets"
+    return f"another tensor of shape {tuple(value.shape)}"
 
 
 def _model(params: dict) -> nn.Module:
@@ -123,7 +136,7 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
     """amp_train_step once per batch on one model, optimizer and scaler, all on ``device_type``.
 
     poison: {step index (as str): "loss" or "grad"}. stale: gradients put in .grad first.
-    Returns {"calls": [{"returned", "events", "step_grads", "params", "devices", "scale"}, ...]}
+    Returns {"calls": [{"returned", "events", "loss_args", "step_grads", "params", "devices", "scale"}, ...]}
     with the parameters (CPU copies), their device types and the scaler's scale after each call.
     """
     device = torch.device(device_type)
@@ -135,7 +148,8 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
     optimizer = RecordingSGD(model, events, lr, momentum, device_type)
     scaler = RecordingScaler(events, device_type, init_scale=init_scale, growth_interval=growth_interval)
     poison = poison or {}
-    current = {"poison": None}
+    current = {"poison": None, "targets": None}
+    loss_args: list[list[str]] = []
 
     def forward_hook(module, args):
         events.append(f"forward:{_autocast_state(device_type)}")
@@ -152,6 +166,7 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
 
     def loss_fn(output, target):
         events.append(f"loss:{_autocast_state(device_type)}")
+        loss_args.append([_role(output, current["targets"]), _role(target, current["targets"])])
         loss = mse(output, target)
         return loss * float("inf") if current["poison"] == "loss" else loss
 
@@ -159,12 +174,15 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
     for i, (x, y) in enumerate(batches):
         current["poison"] = poison.get(str(i))
         events.clear()
+        loss_args.clear()
         optimizer.step_grads = []
-        returned = amp_step.amp_train_step(model, optimizer, scaler, (x.to(device), y.to(device)), loss_fn,
+        current["targets"] = y.to(device)
+        returned = amp_step.amp_train_step(model, optimizer, scaler, (x.to(device), current["targets"]), loss_fn,
                                            max_grad_norm=max_grad_norm, device_type=device_type)
         calls.append({
             "returned": _plain(returned),
             "events": list(events),
+            "loss_args": [list(a) for a in loss_args],
             "step_grads": optimizer.step_grads,
             "params": {n: p.detach().to("cpu", copy=True) for n, p in model.named_parameters()},
             "devices": {n: p.device.type for n, p in model.named_parameters()},

@@ -19,7 +19,7 @@ from _grad_accumulation_helpers import (
     stale_grads,
     touched_before_refusal,
 )
-from grader.judge import candidate_raises, seeds
+from grader.judge import CandidateError, candidate_raises, seeds
 
 
 @pytest.mark.points(2)
@@ -89,13 +89,25 @@ def test_trailing_partial_group(sandbox):
 
 
 @pytest.mark.points(3)
-@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=7), k=st.integers(1, 4), seed=seeds())
-@example(sizes=[1, 5, 2, 4], k=2, seed=9)
-@example(sizes=[3, 1, 1], k=3, seed=10)
-def test_unequal_micro_batch_sizes(sandbox, sizes, k, seed):
-    """Unequal micro-batch sizes: each micro loss weighs its share of the group's samples"""
-    case = Case(sizes=tuple(sizes), k=k, seed=seed)
-    result = run(sandbox, case)
+@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=7), k=st.integers(1, 4), seed=seeds(),
+       loss=st.sampled_from(["mse", "cross_entropy"]))
+@example(sizes=[1, 5, 2, 4], k=2, seed=9, loss="mse")
+@example(sizes=[3, 1, 1], k=3, seed=10, loss="mse")
+@example(sizes=[2, 4, 1, 3, 2], k=2, seed=18, loss="cross_entropy")
+def test_unequal_micro_batch_sizes(sandbox, sizes, k, seed, loss):
+    """Unequal micro-batch sizes, MSE or cross-entropy loss_fn(model(inputs), targets): each micro loss weighs its share
+
+    The loss is nn.MSELoss() or nn.CrossEntropyLoss() (int64 class targets), both means over the micro-batch.
+    """
+    case = Case(sizes=tuple(sizes), k=k, seed=seed, loss=loss)
+    try:
+        result = run(sandbox, case)
+    except CandidateError as e:
+        if loss != "cross_entropy" or e.during_import:
+            raise
+        raise AssertionError(f"{case.describe()}: with loss_fn = nn.CrossEntropyLoss() your code raised {e}; "
+                             "it is called as loss_fn(model(inputs), targets): the model's float outputs "
+                             "(logits) first, the int64 class targets second") from None
     check_gradients(result, case)
     check_params(result, case)
     check_losses(result, case)

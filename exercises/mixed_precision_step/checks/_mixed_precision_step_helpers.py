@@ -130,8 +130,9 @@ def expect_near(got: torch.Tensor, want: torch.Tensor, scale_of: torch.Tensor, r
 
 
 def check_autocast_events(calls: list, dtype: str, *, where: str = "", autocast: str = "autocast") -> None:
-    """Each call ran the forward and the loss once under ``autocast`` with ``dtype``, and
-    optimizer.step() once with autocast off. ``where`` prefixes the message ("on CUDA, ")."""
+    """Each call ran the forward and the loss once under ``autocast`` with ``dtype``, the loss as
+    ``loss_fn(model(inputs), targets)`` (the model's output first), and optimizer.step() once with
+    autocast off. ``where`` prefixes the message ("on CUDA, ")."""
     for i, call in enumerate(calls):
         events = call["events"]
         for kind in ("forward", "loss"):
@@ -139,6 +140,11 @@ def check_autocast_events(calls: list, dtype: str, *, where: str = "", autocast:
             if seen != [f"{kind}:{dtype}"]:
                 raise AssertionError(f"{where}step {i}: the {kind} ran as {seen or 'never'}; expected once, under "
                                      f"{autocast} with dtype {dtype} (events: {events})")
+        for output, target in call["loss_args"]:
+            if (output, target) != ("the model's output", "the targets"):
+                raise AssertionError(f"{where}step {i}: loss_fn was called with {output} first and {target} "
+                                     "second; expected loss_fn(model(inputs), targets): the model's output, "
+                                     "then the targets")
         steps = [e for e in events if e.startswith("step:")]
         if steps != ["step:off"]:
             raise AssertionError(f"{where}step {i}: optimizer.step() ran as {steps or 'never'}; expected once, "

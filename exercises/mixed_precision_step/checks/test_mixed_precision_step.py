@@ -69,11 +69,11 @@ def test_master_weights_stay_float32(sandbox):
 @pytest.mark.points(2)
 @pytest.mark.visibility("visible")
 @pytest.mark.hint(
-    "Wrap only the forward pass and the loss in torch.autocast('cpu', dtype=torch.bfloat16); "
-    "leave the with-block before backward and the optimizer step."
+    "Wrap only the forward pass and the loss, loss_fn(model(inputs), targets), in "
+    "torch.autocast('cpu', dtype=torch.bfloat16); leave the with-block before backward and the optimizer step."
 )
 def test_autocast_covers_forward_and_loss_only(sandbox):
-    """Autocast (bfloat16) covers the forward pass and the loss, not the optimizer step"""
+    """Autocast (bfloat16) covers the forward pass and loss_fn(model(inputs), targets), not the optimizer step"""
     check_autocast_events(Case(seed=4, steps=2).call(sandbox), "bfloat16")
 
 

@@ -279,3 +279,37 @@ def test_on_a_gpu_host_the_cuda_checks_run_in_the_cuda_image(docker_client):
     assert env.image == image.runtime_image_name(flavor=Flavor.CUDA) and env.cuda_version and env.sandbox_gpus
     cuda = [c for c in report.checks if "cuda" in c.id]
     assert cuda and all(c.status.value == "passed" for c in cuda), [(c.name, c.status, c.message) for c in cuda]
+
+
+@pytest.mark.gpu
+@pytest.mark.docker
+def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(docker_client, tmp_path):
+    """checkpoint_resume's CUDA check: the reference passes it, and the survivors recorded as "observable only on a
+    GPU" (solutions/checkpoint_resume/equivalent_mutants.toml) fail it; on the CPU they cannot be told apart."""
+    from grader.grading import grade
+
+    if image.find_runtime_image(docker_client, flavor=Flavor.CUDA) is None:
+        name = image.runtime_image_name(flavor=Flavor.CUDA)
+        pytest.fail(f"build the CUDA image first: grader sandbox build --cuda ({name})")
+    reference = Path(__file__).parent.parent / "solutions" / "checkpoint_resume" / "checkpoint.py"
+    source = reference.read_text(encoding="utf-8")
+    saved = '        state["cuda"] = torch.cuda.get_rng_state_all()\n'
+    restored = '    if "cuda" in state and torch.cuda.is_available():\n'
+    assert saved in source and restored in source, "the reference's CUDA lines moved: update this test"
+    mutants = {"no CUDA state saved": source.replace(saved, "        pass\n"),
+               "CUDA state never restored": source.replace(restored, restored.replace(" in state", " not in state"))}
+
+    def cuda_check(path):
+        report = grade(EXERCISES / "checkpoint_resume", path, sandbox="docker", gpus="all")
+        assert report.graded, report.not_graded_reason
+        assert report.environment.sandbox_gpus
+        return next(c for c in report.checks if c.id.endswith("test_cuda_rng_state"))
+
+    check = cuda_check(reference)
+    assert check.status.value == "passed", (check.status, check.message)
+    for what, text in mutants.items():
+        path = tmp_path / what.replace(" ", "_") / "checkpoint.py"
+        path.parent.mkdir()
+        path.write_text(text, encoding="utf-8")
+        check = cuda_check(path)
+        assert check.status.value == "failed", (what, check.status, check.message)

@@ -236,3 +236,25 @@ def pickled_code():
         except Exception as e:
             raised = [c.__name__ for c in type(e).__mro__]
         return {"raised": raised, "code_ran": os.path.exists(marker)}
+
+
+def cuda_round_trip():
+    """round_trip's generator half on every CUDA device (graded with --gpus only).
+
+    Save, draw 3 numbers on each device, reseed (torch.manual_seed seeds every device),
+    fresh objects, load, draw again. The model stays on the CPU: only the CUDA generators
+    are under test. Returns the device count and both draws per device, on the CPU.
+    """
+    devices = [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    with _folder() as d:
+        path = os.path.join(d, "ckpt.pt")
+        _seed(5)
+        model, opt, sched = _build("sgd", PlainNet)
+        _train(model, opt, sched, 0, 1, 0, [])
+        checkpoint.save_checkpoint(path, model, opt, sched, 1, 4)
+        after_save = [torch.rand(3, device=dev).cpu() for dev in devices]
+        _seed(77)
+        model, opt, sched = _build("sgd", PlainNet)
+        checkpoint.load_checkpoint(path, model, opt, sched)
+        after_load = [torch.rand(3, device=dev).cpu() for dev in devices]
+        return {"devices": len(devices), "after_save": after_save, "after_load": after_load}

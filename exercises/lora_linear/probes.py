@@ -9,6 +9,8 @@ themselves.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 from torch import nn
 
@@ -46,6 +48,29 @@ def _set(layer, A, B) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def _uninitialised_memory_is_nan():
+    """While constructing: memory a tensor factory leaves uninitialised (``torch.empty``) reads as NaN.
+
+    The README promises an init that makes lora_A finite and not all zeros; a layer that
+    forgets it keeps whatever ``torch.empty`` returned, which is often finite by luck. With
+    deterministic algorithms on (``warn_only``: nothing a candidate calls is refused for
+    it) and ``torch.utils.deterministic.fill_uninitialized_memory``, that memory is NaN
+    every time, so the init check sees the missing init deterministically; any real init
+    overwrites it. The previous global settings are put back.
+    """
+    enabled = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = fill
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+
+
 def lora_init(weight, bias, r, alpha):
     """LoRALinear(base, r, alpha): nothing returned but True (for the error checks)."""
     lora.LoRALinear(_base(weight, bias), r, alpha)
@@ -58,12 +83,14 @@ def lora_build(weight, bias, r, alpha, x):
     Returns: same_base (layer.base is base), frozen (requires_grad of the given
     base's weight and bias), same_tensors (layer.base.weight/bias are the base's own
     tensors), trainable ([name, numel] with requires_grad), state_keys, A, B (initial
-    values), out (layer(x)) and base_out (base(x)), both under no_grad.
+    values), out (layer(x)) and base_out (base(x)), both under no_grad. Constructed with
+    uninitialised memory reading as NaN (an adapter left as ``torch.empty`` shows).
     """
     torch.manual_seed(0)
     base = _base(weight, bias)
     weight_param, bias_param = base.weight, base.bias
-    layer = lora.LoRALinear(base, r, alpha)
+    with _uninitialised_memory_is_nan():
+        layer = lora.LoRALinear(base, r, alpha)
     inner = getattr(layer, "base", None)
     with torch.no_grad():
         out, base_out = layer(x), base(x)

@@ -60,11 +60,15 @@ def test_equals_base_at_construction(sandbox, case):
 @pytest.mark.points(1)
 @pytest.mark.visibility("visible")
 @pytest.mark.hint("lora_A is (r, in_features), lora_B is (out_features, r), in the base weight's dtype; "
-                  "B is zeros, A is not.")
+                  "B is zeros; A is initialised (finite, not all zeros), not left as torch.empty.")
 @given(case=cases())
 @example(case=PLAIN)
 def test_adapter_shapes_and_init(sandbox, case):
-    """lora_A (r, in) not all zero, lora_B (out, r) all zero, both in state_dict"""
+    """lora_A (r, in) initialised (finite, not all zero), lora_B (out, r) all zero, both in state_dict
+
+    The layer is built with uninitialised memory reading as NaN (the probe), so a lora_A
+    left as torch.empty fails here every time, not only when its memory happens to be bad.
+    """
     result, _ = _build(sandbox, case)
     what = case.describe()
     A = expect_tensor(result["A"], shape=(case.r, case.in_features), dtype=torch.float32, name=f"lora_A of {what}")

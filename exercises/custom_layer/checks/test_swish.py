@@ -22,6 +22,8 @@ MATRIX = SwishCase(shape=(3, 4), beta=1.5, seed=1)
 NEGATIVE = SwishCase(shape=(2, 3, 2), beta=-0.75, seed=2)
 FLAT = SwishCase(shape=(5,), beta=0.0, seed=3)
 SCALAR = SwishCase(shape=(), beta=2.0, seed=4)
+#: beta = 1 always among the examples: whether a drawn case hits it must not decide a verdict.
+UNIT = SwishCase(shape=(2, 3), beta=1.0, seed=6)
 
 
 def _out(result, case: SwishCase, dtype=torch.float32):
@@ -64,6 +66,7 @@ def _check_learnable_beta(result, beta: float) -> None:
 @example(case=NEGATIVE)
 @example(case=FLAT)
 @example(case=SCALAR)
+@example(case=UNIT)
 def test_swish_forward(sandbox, case):
     """Swish: x * sigmoid(beta * x), same shape and dtype, fixed beta"""
     x = case.x()

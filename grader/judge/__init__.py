@@ -10,7 +10,8 @@ The check kit, what an exercise's checks import (``from grader.judge import ...`
 - nested data: ``expect_equal``, ``first_difference`` (exact, with the place it breaks);
 - tolerances: ``Tolerances`` (one ``Tolerance`` per dtype), ``EXACT``;
 - strategies: ``seeds``, ``shapes``;
-- statistics: ``ks_uniform``, ``ks_normal``, ``ks_threshold``;
+- statistics: ``expect_fits`` (a sample's Kolmogorov-Smirnov distance from a law, under
+  the threshold for its size), ``ks_uniform``, ``ks_normal``, ``ks_threshold``;
 - ``weights_only_refusal`` (why torch.load(weights_only=True) refused), ``Opaque``;
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides, which
@@ -39,6 +40,7 @@ _EXPORTS = {
     "expect_tensor": "grader.judge.expect",
     "expect_bounded": "grader.judge.numbers",
     "expect_scalar": "grader.judge.numbers",
+    "expect_fits": "grader.judge.stats",
     "ks_normal": "grader.judge.stats",
     "ks_threshold": "grader.judge.stats",
     "ks_uniform": "grader.judge.stats",

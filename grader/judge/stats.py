@@ -5,16 +5,20 @@ it measures how far the sample's distribution is from the law (the largest gap
 between the empirical CDF and the law's) and fails above a threshold that a
 correct implementation exceeds with probability at most ``FALSE_FAILURE``
 (Dvoretzky-Kiefer-Wolfowitz, Massart's constant: ``P(D_n > t) <= 2 exp(-2 n t²)``
-for every n and t). Compare the distance with ``expect_bounded``: a NaN in the
-sample gives a NaN distance, which fails there.
+for every n and t). ``expect_fits`` compares a sample's distance with the threshold
+for that sample's size, through ``expect_bounded``: a NaN in the sample gives a NaN
+distance, which fails there.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
+
+from grader.judge.numbers import expect_bounded
 
 #: Probability that a goodness-of-fit check fails a correct implementation, at most.
 FALSE_FAILURE = 1e-7
@@ -39,6 +43,19 @@ def ks_normal(z: Tensor) -> float:
     """Kolmogorov-Smirnov distance between the sample ``z`` and the standard normal law."""
     z, _ = z.double().flatten().sort()
     return _ks(0.5 * (1 + torch.special.erf(z / math.sqrt(2))))
+
+
+def expect_fits(sample: Tensor, distance: Callable[[Tensor], float], *, name: str, note: str) -> None:
+    """Fail unless ``distance(sample)`` (``ks_uniform``, ``ks_normal``) is within ``ks_threshold(sample.numel())``.
+
+    One helper, because every goodness-of-fit check is these same three steps and each
+    is easy to get subtly wrong by hand: the threshold must be the one for the number
+    of values actually measured, the comparison must fail on a NaN distance
+    (``expect_bounded``), and the message must say how many values were measured
+    (``over N values; `` starts the note: a distance means little without it).
+    """
+    n = sample.numel()
+    expect_bounded(distance(sample), at_most=ks_threshold(n), name=name, note=f"over {n} values; {note}")
 
 
 def _ks(sorted_cdf: Tensor) -> float:

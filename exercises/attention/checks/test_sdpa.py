@@ -45,6 +45,32 @@ def _shapes(case: SdpaCase) -> dict:
     return {"out_shape": (*case.lead, case.L, case.Ev), "weights_shape": case.scores_shape}
 
 
+def _check_against_reference(result, case: SdpaCase, qkv, mask=None, *, dtype=torch.float32, what: str = "") -> None:
+    """out and weights (type, shape, dtype, finite) equal reference_sdpa's on the same q, k, v and mask;
+    ``what`` ends each compared value's name in the message."""
+    out, weights = outputs(result, **_shapes(case), dtype=dtype)
+    expected_out, expected_weights = reference_sdpa(*qkv, mask)
+    expect_close(weights, expected_weights, f"weights{what}", tol=TOL)
+    expect_close(out, expected_out, f"out{what}", tol=TOL)
+
+
+def _mask_or_none(case: SdpaCase, masked: bool):
+    """A random mask over the whole (*, L, S) scores shape when ``masked``, else None (no mask argument)."""
+    return random_mask(case.scores_shape, torch.Generator().manual_seed(case.seed + 1)) if masked else None
+
+
+def _mask_with_blocked_rows(case: SdpaCase, data, *, row: int) -> torch.Tensor:
+    """A mask in which some query rows block every key: on the explicit example (``data`` None) an
+    (L, S) mask with ``row`` blocked, otherwise a drawn broadcastable shape with rows blocked at random."""
+    g = torch.Generator().manual_seed(case.seed + 1)
+    if data is None:
+        mask = random_mask((case.L, case.S), g)
+        mask[row] = False
+        return mask
+    shape = data.draw(broadcast_shapes(case.scores_shape), label="mask_shape")
+    return block_some_rows(random_mask(shape, g), g)
+
+
 @pytest.mark.points(1)
 @pytest.mark.visibility("visible")
 @pytest.mark.hint(
@@ -73,11 +99,8 @@ def test_sdpa_shapes(sandbox, case):
 @example(case=UNBATCHED)
 def test_sdpa_no_mask(sandbox, case):
     """sdpa: No mask: weights = softmax over keys of q·kᵀ/√E, out = weights @ v"""
-    result, (q, k, v), _ = _run(sandbox, case)
-    out, weights = outputs(result, **_shapes(case), dtype=torch.float32)
-    expected_out, expected_weights = reference_sdpa(q, k, v)
-    expect_close(weights, expected_weights, "weights", tol=TOL)
-    expect_close(out, expected_out, "out", tol=TOL)
+    result, qkv, _ = _run(sandbox, case)
+    _check_against_reference(result, case, qkv)
 
 
 @pytest.mark.points(2)
@@ -90,11 +113,8 @@ def test_sdpa_masks(sandbox, case, data):
     else:
         mask_shape = data.draw(broadcast_shapes(case.scores_shape), label="mask_shape")
     mask = random_mask(mask_shape, torch.Generator().manual_seed(case.seed + 1))
-    result, (q, k, v), _ = _run(sandbox, case, mask)
-    out, weights = outputs(result, **_shapes(case), dtype=torch.float32)
-    expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    expect_close(weights, expected_weights, f"weights (mask of shape {tuple(mask_shape)})", tol=TOL)
-    expect_close(out, expected_out, f"out (mask of shape {tuple(mask_shape)})", tol=TOL)
+    result, qkv, _ = _run(sandbox, case, mask)
+    _check_against_reference(result, case, qkv, mask, what=f" (mask of shape {tuple(mask_shape)})")
 
 
 @pytest.mark.points(1)
@@ -125,23 +145,15 @@ def test_sdpa_blocked_weights_are_exactly_zero(sandbox, case, data):
 @example(case=CROSS, data=None).via("one fully blocked row")
 def test_sdpa_fully_blocked_rows(sandbox, case, data):
     """sdpa: Fully blocked rows: zero weights, zero output, no NaN"""
-    g = torch.Generator().manual_seed(case.seed + 1)
-    if data is None:
-        mask = random_mask((case.L, case.S), g)
-        mask[0] = False
-    else:
-        shape = data.draw(broadcast_shapes(case.scores_shape), label="mask_shape")
-        mask = block_some_rows(random_mask(shape, g), g)
-    result, (q, k, v), _ = _run(sandbox, case, mask)
+    mask = _mask_with_blocked_rows(case, data, row=0)
+    result, qkv, _ = _run(sandbox, case, mask)
     out, weights = outputs(result, **_shapes(case), dtype=torch.float32)  # no NaN/inf
     dead = rows_fully_blocked(mask, case.scores_shape)
     if bool((weights[dead] != 0).any()):
         raise AssertionError("weights of a query row whose keys are all blocked must all be 0")
     if bool((out[dead] != 0).any()):
         raise AssertionError("out of a query row whose keys are all blocked must be all 0")
-    expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    expect_close(weights, expected_weights, "weights of the other rows", tol=TOL)
-    expect_close(out, expected_out, "out of the other rows", tol=TOL)
+    _check_against_reference(result, case, qkv, mask, what=" of the other rows")
 
 
 @pytest.mark.points(1)
@@ -149,14 +161,9 @@ def test_sdpa_fully_blocked_rows(sandbox, case, data):
 @example(case=CROSS, masked=True)
 def test_sdpa_float64(sandbox, case, masked):
     """sdpa: float64 in, float64 out, at float64 precision"""
-    mask = None
-    if masked:
-        mask = random_mask(case.scores_shape, torch.Generator().manual_seed(case.seed + 1))
-    result, (q, k, v), _ = _run(sandbox, case, mask, dtype=torch.float64)
-    out, weights = outputs(result, **_shapes(case), dtype=torch.float64)
-    expected_out, expected_weights = reference_sdpa(q, k, v, mask)
-    expect_close(weights, expected_weights, "weights (float64)", tol=TOL)
-    expect_close(out, expected_out, "out (float64)", tol=TOL)
+    mask = _mask_or_none(case, masked)
+    result, qkv, _ = _run(sandbox, case, mask, dtype=torch.float64)
+    _check_against_reference(result, case, qkv, mask, dtype=torch.float64, what=" (float64)")
 
 
 def _expected_grads(q, k, v, mask, grad_out, grad_weights):
@@ -183,9 +190,7 @@ def test_sdpa_gradients(sandbox, case, masked):
 
     Through both outputs: a random upstream gradient on out and on weights.
     """
-    mask = None
-    if masked:
-        mask = random_mask(case.scores_shape, torch.Generator().manual_seed(case.seed + 1))
+    mask = _mask_or_none(case, masked)
     result, inputs, upstream = _run(sandbox, case, mask, grads=True)
     outputs(result, **_shapes(case), dtype=torch.float32)
     _check_grads(result, inputs, mask, upstream)
@@ -196,13 +201,7 @@ def test_sdpa_gradients(sandbox, case, masked):
 @example(case=CROSS, data=None).via("one fully blocked row")
 def test_sdpa_gradients_with_fully_blocked_rows(sandbox, case, data):
     """sdpa: Gradients stay finite and right with fully blocked rows"""
-    g = torch.Generator().manual_seed(case.seed + 1)
-    if data is None:
-        mask = random_mask((case.L, case.S), g)
-        mask[-1] = False
-    else:
-        shape = data.draw(broadcast_shapes(case.scores_shape), label="mask_shape")
-        mask = block_some_rows(random_mask(shape, g), g)
+    mask = _mask_with_blocked_rows(case, data, row=-1)
     result, inputs, upstream = _run(sandbox, case, mask, grads=True)
     outputs(result, **_shapes(case), dtype=torch.float32)
     _check_grads(result, inputs, mask, upstream)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from grader.judge import Tolerance, expect_close, expect_scalar, expect_tensor
+from grader.judge import Tolerance, expect_close, expect_scalar, expect_tensor, first_difference
 
 #: Parameter names and shapes of the probes' model: Sequential(Linear(3, 4), Tanh, Linear(4, 2)).
 PARAMS = {"0.weight": (4, 3), "0.bias": (4,), "2.weight": (2, 4), "2.bias": (2,)}
@@ -187,14 +187,6 @@ def stale_grads(seed: int) -> dict:
     return {n: torch.randn(shape, generator=g, dtype=torch.float64) * 10 for n, shape in PARAMS.items()}
 
 
-def _unchanged(got, want: torch.Tensor, name: str) -> bool:
-    """``got`` (from the sandbox) is still exactly ``want``: a None .grad counts as changed."""
-    if got is None:
-        return False
-    got = expect_tensor(got, shape=tuple(want.shape), dtype=want.dtype, finite=False, name=name)
-    return bool(torch.equal(got, want))
-
-
 def touched_before_refusal(seen: dict, case: Case, stale: dict) -> list[str]:
     """What the refusal probe saw happen before the ValueError, in words; [] when nothing was touched."""
     if not seen.get("raised"):
@@ -206,8 +198,9 @@ def touched_before_refusal(seen: dict, case: Case, stale: dict) -> list[str]:
         touched.append(f"the model was called {seen['forward_calls']} time(s)")
     if seen["pulled"]:
         touched.append(f"{seen['pulled']} micro-batch(es) were pulled from batches (a generator, now spent)")
-    changed = [n for n in PARAMS if not _unchanged(seen["params"][n], case.params[n], n)]
-    changed += [f"{n}.grad" for n in PARAMS if not _unchanged(seen["grads"][n], stale[n], f"{n}.grad")]
+    # bit for bit, a None .grad and anything but a tensor of the same shape and dtype counting as changed
+    changed = [n for n in PARAMS if first_difference(seen["params"][n], case.params[n]) is not None]
+    changed += [f"{n}.grad" for n in PARAMS if first_difference(seen["grads"][n], stale[n]) is not None]
     if changed:
         touched.append(f"the model's {', '.join(changed)} changed")
     return touched

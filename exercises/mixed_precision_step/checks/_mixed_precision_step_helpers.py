@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from grader.judge import expect_bounded, expect_scalar, expect_tensor
+from grader.judge import expect_bounded, expect_scalar, expect_tensor, first_difference
 
 #: The probes' model: Sequential(Linear(4, 8), Tanh, Linear(8, 3)).
 PARAMS = {"0.weight": (8, 4), "0.bias": (8,), "2.weight": (3, 8), "2.bias": (3,)}
@@ -213,14 +213,6 @@ def stale_grads(seed: int) -> dict:
     return {n: torch.randn(shape, generator=g) for n, shape in PARAMS.items()}
 
 
-def _unchanged(got, want: torch.Tensor, name: str) -> bool:
-    """``got`` (from the sandbox) is still exactly ``want``: a None .grad counts as changed."""
-    if got is None:
-        return False
-    got = expect_tensor(got, shape=tuple(want.shape), dtype=want.dtype, finite=False, name=name)
-    return bool(torch.equal(got, want))
-
-
 def happened_before_refusal(seen: dict, params: dict, stale: dict, init_scale: float) -> list[str]:
     """What the refusal probe saw happen before the ValueError, in words; [] when nothing did."""
     if not seen.get("raised"):
@@ -228,8 +220,9 @@ def happened_before_refusal(seen: dict, params: dict, stale: dict, init_scale: f
     happened = []
     if seen["events"]:
         happened.append(f"these calls were made: {seen['events']}")
-    changed = [n for n in PARAMS if not _unchanged(seen["params"][n], params[n], n)]
-    changed += [f"{n}.grad" for n in PARAMS if not _unchanged(seen["grads"][n], stale[n], f"{n}.grad")]
+    # bit for bit, a None .grad and anything but a tensor of the same shape and dtype counting as changed
+    changed = [n for n in PARAMS if first_difference(seen["params"][n], params[n]) is not None]
+    changed += [f"{n}.grad" for n in PARAMS if first_difference(seen["grads"][n], stale[n]) is not None]
     if changed:
         happened.append(f"the model's {', '.join(changed)} changed")
     if seen["scale"] != init_scale:

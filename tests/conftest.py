@@ -116,6 +116,20 @@ def toy_workspace(tmp_path, monkeypatch):
     return ws
 
 
+def toy_with_deadlines(dest: Path, *, call_timeout_s: float, grading_timeout_s: float) -> Path:
+    """A copy of the toy exercise at ``dest`` with other deadlines (the toy's own call deadline is 3 s).
+
+    A test that must act while a call is surely still running gives it a deadline longer than the test."""
+    import re
+    import shutil
+
+    shutil.copytree(TOY, dest)
+    toml = dest / "exercise.toml"
+    text = re.sub(r"(?m)^call_timeout_s = .*$", f"call_timeout_s = {call_timeout_s}", toml.read_text())
+    toml.write_text(re.sub(r"(?m)^grading_timeout_s = .*$", f"grading_timeout_s = {grading_timeout_s}", text))
+    return dest
+
+
 @pytest.fixture
 def toy():
     from grader.exercise import load_exercise

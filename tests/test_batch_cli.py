@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from tests.conftest import REPO, TOY, tagged_containers
+from tests.conftest import REPO, TOY, tagged_containers, toy_with_deadlines
 from tests.proc import descendants, still_alive_after
 
 SOLUTIONS = REPO / "tests" / "fixtures" / "toy_solutions" / "toy"
@@ -34,6 +34,23 @@ def make_submissions(root: Path) -> Path:
     (root / "eve").mkdir()  # no exercise folder at all
     (root / "README.txt").write_text("stray")
     return root
+
+
+#: Graded last (candidates go in name order, one at a time): every call outlasts the test, so the batch is
+#: surely still running when the test stops it, however busy the machine.
+SLEEPER = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
+
+
+def with_sleeper(subs: Path) -> Path:
+    (subs / "zed" / "toy").mkdir(parents=True)
+    (subs / "zed" / "toy" / "toy.py").write_text(SLEEPER)
+    return subs
+
+
+def patient_root(tmp_path: Path) -> Path:
+    """An exercise root whose toy lets a call run 600 s, so the sleeper's grading lasts until stopped."""
+    toy_with_deadlines(tmp_path / "root" / "toy", call_timeout_s=600, grading_timeout_s=900)
+    return tmp_path / "root"
 
 
 def batch(*args):
@@ -99,28 +116,29 @@ def test_no_engine_is_not_graded_before_anything_runs(tmp_path, monkeypatch):
 
 @pytest.mark.docker
 def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_once(tmp_path, docker_client, container_tag):
-    subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
-    argv, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.DEVNULL)
+    subs, out = with_sleeper(make_submissions(tmp_path / "subs")), tmp_path / "out"
+    argv, proc, started = _batch_with_one_result_stored(subs, out, patient_root(tmp_path), stderr=subprocess.DEVNULL)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     stored_before = _stored(out)
-    assert stored_before < 4, "everything was graded before the kill: nothing was tested"
+    assert 1 <= stored_before <= 4, stored_before  # the sleeper's grading was running: never stored
     assert not still_alive_after(started), "a judge or the judge server outlived the killed batch"
 
+    (subs / "zed" / "toy" / "toy.py").write_bytes((SOLUTIONS / "toy.py").read_bytes())  # graded in seconds now
     rerun = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     said = " ".join(rerun.stderr.split())
-    assert f"Graded now: {4 - stored_before}, from earlier runs: {stored_before}" in said
+    assert f"Graded now: {5 - stored_before}, from earlier runs: {stored_before}" in said
     with sqlite3.connect(out / "grader.sqlite") as db:
         keys = db.execute("SELECT candidate, COUNT(*) FROM gradings WHERE status='graded' GROUP BY candidate").fetchall()
-    assert sorted(keys) == [("ann", 1), ("ben", 1), ("cat", 1), ("dee", 1)]
+    assert sorted(keys) == [("ann", 1), ("ben", 1), ("cat", 1), ("dee", 1), ("zed", 1)]
     assert _gone_soon(docker_client, container_tag), "containers left behind"
 
 
-def _batch_with_one_result_stored(subs: Path, out: Path, **popen):
+def _batch_with_one_result_stored(subs: Path, out: Path, root: Path, **popen):
     """Start ``grader batch`` (one job at a time) and return once it has stored a result, still running."""
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
-            "--exercise-root", str(ROOT)]
+            "--exercise-root", str(root)]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, **popen)
     deadline = time.monotonic() + 120
     while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
@@ -149,8 +167,9 @@ def _stored(out: Path) -> int:
 
 @pytest.mark.docker
 def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(tmp_path, docker_client, container_tag):
-    subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
-    _, proc, started = _batch_with_one_result_stored(subs, out, stderr=subprocess.PIPE, text=True)
+    subs, out = with_sleeper(make_submissions(tmp_path / "subs")), tmp_path / "out"
+    _, proc, started = _batch_with_one_result_stored(subs, out, patient_root(tmp_path), stderr=subprocess.PIPE,
+                                                     text=True)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -17,11 +17,12 @@ import pytest
 from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED
 from grader.practice import history
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
+from tests.conftest import toy_with_deadlines
 from tests.proc import alive, descendants, still_alive_after
 
 REPO = Path(__file__).resolve().parent.parent
-TOY = REPO / "tests" / "fixtures" / "toy"
-#: A submission whose every call outlasts the test: the grading is surely running when Ctrl-C comes.
+#: A submission whose every call outlasts the test (graded with a 600 s call deadline): the grading is
+#: surely running when Ctrl-C comes, however busy the machine.
 SLOW = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
 
 
@@ -62,7 +63,8 @@ def test_a_closed_pipe_is_no_failure_and_prints_no_traceback(args):
 
 def test_ctrl_c_in_submit_exits_130_with_one_line(tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
-    proc = subprocess.Popen(grader_argv("submit", str(TOY), str(tmp_path / "slow.py"), "--sandbox", "local"),
+    patient = toy_with_deadlines(tmp_path / "toy", call_timeout_s=600, grading_timeout_s=900)
+    proc = subprocess.Popen(grader_argv("submit", str(patient), str(tmp_path / "slow.py"), "--sandbox", "local"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
                             start_new_session=True)  # its own group, signalled as a terminal signals its job
     started: set[int] = set()

@@ -12,7 +12,7 @@ import pytest
 
 from grader.grading import grade
 from grader.reports.model import Status
-from tests.conftest import tagged_containers
+from tests.conftest import tagged_containers, toy_with_deadlines
 
 HOSTILE = Path(__file__).parent / "hostile"
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -50,14 +50,7 @@ SHORT_DEADLINE = {"infinite_loop.py", "sleep.py", "fork_bomb.py"}
 @pytest.fixture(scope="module")
 def patient_toy(tmp_path_factory):
     """The toy exercise with a 20 s call deadline (and the grading deadline to match)."""
-    import shutil
-
-    dest = tmp_path_factory.mktemp("patient") / "toy"
-    shutil.copytree(TOY, dest)
-    toml = dest / "exercise.toml"
-    text = re.sub(r"(?m)^call_timeout_s = .*$", "call_timeout_s = 20", toml.read_text())
-    toml.write_text(re.sub(r"(?m)^grading_timeout_s = .*$", "grading_timeout_s = 300", text))
-    return dest
+    return toy_with_deadlines(tmp_path_factory.mktemp("patient") / "toy", call_timeout_s=20, grading_timeout_s=300)
 
 
 #: Every file under both runtimes. Under runsc each sandbox restart pays gVisor's slower torch import

@@ -15,19 +15,25 @@ from grader import protocol
 from grader.reports.redact import without_probe_names
 from grader.sandbox.booting import Spares
 from grader.sandbox.client import Failure, Sandbox, Transport
-from grader.sandbox.deadlines import SLOWEST_FACTOR, CallDeadlines, Deadline
+from grader.sandbox import deadlines as deadlines_module
+from grader.sandbox.deadlines import MAX_STRETCH, SLOWEST_FACTOR, CallDeadlines, Deadline, machine_load_factor
 
 # ------------------------------------------------------------------ the deadline policy
 
 
+def idle() -> float:
+    """The load factor of an idle machine: these tests are about the policy, not about this machine's load."""
+    return 1.0
+
+
 def test_without_a_timeout_every_call_gets_the_full_deadline_however_slow_the_answers():
-    deadlines = CallDeadlines(full_s=20, after_timeout_s=1)
+    deadlines = CallDeadlines(full_s=20, after_timeout_s=1, load=idle)
     deadlines.answered(19.0)
     assert deadlines.next() == Deadline(20, 20) and not deadlines.next().shortened
 
 
 def test_after_a_timeout_the_deadline_is_the_floor_or_five_times_the_slowest_answer_capped_at_the_full_one():
-    deadlines = CallDeadlines(full_s=20, after_timeout_s=1)
+    deadlines = CallDeadlines(full_s=20, after_timeout_s=1, load=idle)
     deadlines.answered(0.05)
     deadlines.timed_out()
     assert deadlines.next() == Deadline(1, 20)  # 5 x 0.05 s is under the floor
@@ -36,6 +42,43 @@ def test_after_a_timeout_the_deadline_is_the_floor_or_five_times_the_slowest_ans
     deadlines.answered(7.0)
     assert deadlines.next() == Deadline(20, 20)  # never more than the full deadline
     assert deadlines.next(full_s=4) == Deadline(4, 4)  # a call's own deadline caps it the same way
+
+
+def test_a_busy_machine_stretches_every_deadline_so_an_honest_file_is_not_cut_short():
+    """The fresh-clone failure: on a machine with 8 tasks per core an honest file's first call overran
+    20 s, and every later call then timed out under a 1 s deadline. Stretched, the later calls keep room."""
+    busy = CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 4.0)
+    assert busy.next() == Deadline(80, 80, 4.0)
+    busy.timed_out()
+    assert busy.next() == Deadline(4, 80, 4.0)  # the floor, stretched
+    busy.answered(2.0)  # already measured on the busy machine: not stretched again
+    assert busy.next() == Deadline(SLOWEST_FACTOR * 2.0, 80, 4.0)
+    assert CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 100.0).next() == Deadline(
+        20 * MAX_STRETCH, 20 * MAX_STRETCH, MAX_STRETCH)  # capped: a grading is never endless
+    assert CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 0.2).next() == Deadline(20, 20)  # never shorter
+
+
+def test_a_stretched_deadline_names_the_exercises_figure_first_then_the_stretch():
+    assert Deadline(80, 80, 4.0).describe() == ("its 20 s deadline, stretched to 80 s "
+                                                "(the machine was busy: 4.0 tasks per core)")
+    assert Deadline(4, 80, 4.0).describe() == ("its 1 s deadline (shortened from 20 s after an earlier call timed "
+                                               "out), stretched to 4 s (the machine was busy: 4.0 tasks per core)")
+
+
+@pytest.mark.parametrize("load, cores, factor", [((0.5, 0, 0), 2, 1.0), ((6.0, 0, 0), 2, 3.0), ((400.0, 0, 0), 2, MAX_STRETCH),
+                                                ((3.0, 0, 0), 1, 3.0)])
+def test_the_machine_load_factor_is_runnable_tasks_per_core_between_one_and_the_cap(monkeypatch, load, cores, factor):
+    monkeypatch.setattr(deadlines_module.os, "getloadavg", lambda: load)
+    monkeypatch.setattr(deadlines_module.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert machine_load_factor() == factor
+
+
+def test_without_a_load_average_the_machine_counts_as_idle(monkeypatch):
+    def unavailable():
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(deadlines_module.os, "getloadavg", unavailable)
+    assert machine_load_factor() == 1.0
 
 
 def test_a_deadline_says_what_applied_and_why_it_was_shortened():
@@ -143,7 +186,7 @@ def box():
 
     def open_(**kwargs) -> tuple[Sandbox, Starter]:
         starter = Starter(SCRIPT)
-        sandbox = Sandbox(starter, call_timeout_s=20, call_timeout_after_timeout_s=1, **kwargs)
+        sandbox = Sandbox(starter, call_timeout_s=20, call_timeout_after_timeout_s=1, load=idle, **kwargs)
         opened.append(sandbox)
         return sandbox, starter
 

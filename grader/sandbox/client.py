@@ -27,7 +27,7 @@ from typing import Any, Callable
 from grader import protocol
 from grader.errors import GraderError
 from grader.sandbox.booting import SPARES, Booting, Spares
-from grader.sandbox.deadlines import CallDeadlines, Deadline
+from grader.sandbox.deadlines import CallDeadlines, Deadline, machine_load_factor
 
 
 class Failure(str, Enum):
@@ -96,7 +96,7 @@ class Sandbox:
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
                  call_timeout_after_timeout_s: float = 1.0, start_timeout_s: float = 120.0,
                  max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
-                 sweep: Callable[[], object] | None = None):
+                 sweep: Callable[[], object] | None = None, load: Callable[[], float] = machine_load_factor):
         self._start_transport = start_transport
         self._sweep = sweep
         self.call_timeout_s = call_timeout_s
@@ -104,7 +104,8 @@ class Sandbox:
         self.start_timeout_s = start_timeout_s
         self.hello: dict | None = None
         self.starts = 0  # workers taken into service (a spare closed unused is not counted)
-        self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s)
+        self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
+                                        load=load)
         self._spares: Spares[Worker] = Spares(self._boot, _close_worker, count=spares)
         self._worker: Worker | None = None
         self._import_failure: CallResult | None = None

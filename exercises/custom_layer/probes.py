@@ -77,14 +77,17 @@ def _grads(out, grad_out, inputs: dict) -> tuple[dict, str | None]:
 # ------------------------------------------------------------------- CustomLinear
 
 
-def linear_build(in_features, out_features, bias=True, *, seed=0, x=None):
+def linear_build(in_features, out_features, bias=None, *, seed=0, x=None):
     """Construct CustomLinear(in_features, out_features, bias=bias) and describe it.
 
-    With ``x`` given, the result also holds ``out = layer(x)`` (the judge loads the
-    returned state_dict into its own nn.Linear and compares).
+    ``bias=None`` leaves the argument out, so the layer gets the candidate's own
+    default (the contract's is ``bias=True``: a default of False shows). With ``x``
+    given, the result also holds ``out = layer(x)`` (the judge loads the returned
+    state_dict into its own nn.Linear and compares).
     """
     torch.manual_seed(seed)
-    m = custom_layer.CustomLinear(in_features, out_features, bias=bias)
+    kwargs = {} if bias is None else {"bias": bias}
+    m = custom_layer.CustomLinear(in_features, out_features, **kwargs)
     report = {
         "is_module": isinstance(m, nn.Module),
         "params": _params(m),

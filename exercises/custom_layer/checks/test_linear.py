@@ -163,6 +163,7 @@ def test_linear_gradients(sandbox, case):
 def test_linear_parameters(sandbox):
     """CustomLinear: weight (out, in) and bias (out,) are its nn.Parameters, and only they"""
     for in_features, out_features in [(3, 5), (4, 4), (1, 2)]:
+        # No bias argument: the contract's default is bias=True, so the bias must be there.
         report = call(sandbox, "linear_build", in_features, out_features)
         _check_parameters(report, in_features, out_features, bias=True)
 

@@ -56,14 +56,15 @@ def _expected_params(in_features: int, out_features: int, bias: bool) -> list:
     return sorted(want)
 
 
-def _check_parameters(report: dict, in_features: int, out_features: int, bias: bool) -> None:
+def _check_parameters(report: dict, in_features: int, out_features: int, bias: bool, called: str = "") -> None:
+    """``called``: how the layer was built, when not ``CustomLinear(in, out, bias=bias)``."""
     if not report["is_module"]:
         raise AssertionError("CustomLinear must be an nn.Module")
     got = sorted([name, shape] for name, shape, _, _ in report["params"])
     want = _expected_params(in_features, out_features, bias)
     if got != want:
         raise AssertionError(
-            f"CustomLinear({in_features}, {out_features}, bias={bias}): named_parameters() must be "
+            f"{called or f'CustomLinear({in_features}, {out_features}, bias={bias})'}: named_parameters() must be "
             f"exactly {want} (name, shape), got {got}"
         )
     for name, _, is_parameter, requires_grad in report["params"]:
@@ -165,7 +166,8 @@ def test_linear_parameters(sandbox):
     for in_features, out_features in [(3, 5), (4, 4), (1, 2)]:
         # No bias argument: the contract's default is bias=True, so the bias must be there.
         report = call(sandbox, "linear_build", in_features, out_features)
-        _check_parameters(report, in_features, out_features, bias=True)
+        _check_parameters(report, in_features, out_features, bias=True,
+                          called=f"CustomLinear({in_features}, {out_features}) (bias defaults to True)")
 
 
 @pytest.mark.points(1)

@@ -268,3 +268,18 @@ def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):
     box = sandbox_for("x = 1\n")
     r = box.call("nope")
     assert r.error.type == "LookupError" and "nope" in r.error.message
+
+
+def test_a_candidate_that_forges_the_workers_error_record_gets_a_protocol_failure_that_says_so(sandbox_for):
+    box = sandbox_for("""
+        import sys
+        worker = sys.modules["__main__"]  # the worker runs as `python -m grader.sandbox.worker`
+        worker._error = lambda exc, keep_dirs: {"type": 5, "qualnames": "ValueError", "builtin": "yes",
+                                                "message": None, "traceback": ""}
+        def f():
+            raise KeyError("boom")
+    """)
+    r = box.call("run", ["f"])
+    assert r.error is None and r.failure is Failure.PROTOCOL
+    assert r.failure_message.startswith("the sandbox reported a malformed error record:")
+    assert "[type]" in r.failure_message and r.failure_message.endswith("(from the call to 'run')")

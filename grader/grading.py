@@ -24,7 +24,7 @@ from grader.judge.annotate import Hindsight
 from grader.judge.audit import SourceAudit, audit_source
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
-from grader.reports.model import CheckResult, Environment, Report, Status, Visibility, total
+from grader.reports.model import CheckResult, Environment, Report, Status, total
 from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.flavor import flavor_for
@@ -122,26 +122,25 @@ def _source_warnings(source: bytes) -> list[str]:
 
 def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> None:
     env = report.environment
-    env.torch_version = run.sandbox.get("torch")
-    env.python_version = run.sandbox.get("python")
-    env.image = run.sandbox.get("image")
-    env.image_id = run.sandbox.get("image_id")
-    env.cuda_version = _text(run.sandbox.get("cuda_version"))
-    gpus_seen = run.sandbox.get("gpus")
-    env.sandbox_gpus = gpus_seen if type(gpus_seen) is int and gpus_seen >= 0 else None
+    sandbox, hello = run.sandbox, run.sandbox.hello if run.sandbox is not None else None
+    if sandbox is not None:
+        env.image, env.image_id = sandbox.image, sandbox.image_id
+    if hello is not None:  # validated where it arrived (grader.sandbox.selfreport); versions made printable
+        env.torch_version, env.python_version = _text(hello.torch), _text(hello.python)
+        env.cuda_version, env.sandbox_gpus = _text(hello.cuda_version), hello.gpus
     try:
         from importlib.metadata import version
 
         env.judge_torch_version = version("torch")
     except Exception:
         pass
-    if env.sandbox == "local":
+    if env.sandbox == "local" and sandbox is not None:
         from grader.sandbox.local_backend import limit_warnings
 
-        report.warnings += limit_warnings(run.sandbox)
-    for api in run.sandbox.get("tripwire_missing") or []:
+        report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
+    for api in hello.tripwire_missing if hello else []:
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
-    undocumented = dict.fromkeys(split_params(s["id"])[0] for s in run.collected if not s.get("documented", True))
+    undocumented = dict.fromkeys(split_params(s.id)[0] for s in run.collected if not s.documented)
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
         report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
 
@@ -153,20 +152,20 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         return
     checks = []
     for n, spec in enumerate(run.collected, 1):
-        result = run.results.get(spec["id"])
+        result = run.results.get(spec.id)
         if result is None:
             if not run.timed_out:  # the first line is for anyone; the check's id and the log are for the panel
                 _not_graded(report, f"the judge ended without an outcome for check {n} of {len(run.collected)}"
-                                    f"\n{spec['id']}" + _log_hint(run))
+                                    f"\n{spec.id}" + _log_hint(run))
                 return
-            result = CheckResult(id=spec["id"], name=spec["name"], status=Status.TIMEOUT, score=0.0,
-                                 max_score=spec["points"], visibility=Visibility(spec["visibility"]),
+            result = CheckResult(id=spec.id, name=spec.name, status=Status.TIMEOUT, score=0.0,
+                                 max_score=spec.points, visibility=spec.visibility,
                                  message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
                                          "before this check finished")
         checks.append(result)
     report.checks = checks
     report.load_error = run.load_error
-    decision.apply(report, audit, packages=set(run.sandbox.get("tripwire_modules") or []))
+    decision.apply(report, audit, packages=set(hello.tripwire_modules if hello else []))
     report.score, report.max_score = total(checks)
 
 

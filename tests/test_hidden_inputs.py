@@ -95,11 +95,12 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
     from grader.grading import _fill
     from grader.judge.audit import SourceAudit
     from grader.judge.runner import JudgeRun
-    from grader.reports.model import Environment, Report
+    from grader.judge.spec import CheckSpec
+    from grader.reports.model import Environment, Report, Visibility
 
     hidden_id = "test_secret.py::test_hidden_param[918273645]"
-    spec = {"id": hidden_id, "name": "hidden param [918273645]", "points": 1.0, "visibility": "hidden",
-            "hint": None, "documented": False}
+    spec = CheckSpec(id=hidden_id, name="hidden param [918273645]", points=1.0, visibility=Visibility.HIDDEN,
+                     documented=False)
     run = JudgeRun(collected=[spec], log_tail="F\nE   assert 918273646 == 918273645\n")
     report = Report(exercise="secret", graded=True, environment=Environment(sandbox="docker"))
     _fill(report, load_exercise(SECRET), run, SourceAudit())

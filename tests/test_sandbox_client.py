@@ -42,7 +42,7 @@ def test_values_and_tensors_come_back(sandbox_for):
     r = box.call("run", ["f", torch.arange(3.0), {"k": [1.5]}])
     assert r.ok and torch.equal(r.value["double"], torch.tensor([0.0, 2.0, 4.0]))
     assert r.value["echo"] == {"k": [1.5]} and r.value["t"] == (1, None)
-    assert box.hello["torch"] == torch.__version__
+    assert box.hello.torch == torch.__version__
 
 
 def test_a_result_over_the_cap_fails_that_call_by_name_and_the_next_call_gets_a_fresh_sandbox(sandbox_for):
@@ -86,9 +86,9 @@ def test_candidate_exception_is_data_with_our_frames_removed(sandbox_for):
             raise MyError("n_heads must divide d_model")
     """)
     r = box.call("run", ["f"])
-    assert r.error["type"] == "MyError" and "ValueError" in r.error["qualnames"]
-    assert "n_heads must divide" in r.error["message"]
-    assert "cand.py" in r.error["traceback"] and "worker.py" not in r.error["traceback"]
+    assert r.error.type == "MyError" and "ValueError" in r.error.qualnames
+    assert "n_heads must divide" in r.error.message
+    assert "cand.py" in r.error.traceback and "worker.py" not in r.error.traceback
 
 
 def test_prints_are_captured_apart_from_the_protocol_and_capped(sandbox_for):
@@ -158,7 +158,7 @@ def test_crash_at_import_is_remembered_not_restarted_per_call(sandbox_for):
 def test_import_error_is_a_candidate_error_each_call(sandbox_for):
     box = sandbox_for("def broken(:\n    pass\n")
     r = box.call("run", ["broken"])
-    assert r.error["type"] == "SyntaxError"
+    assert r.error.type == "SyntaxError"
 
 
 def test_tripwire_records_forbidden_api_through_any_alias(sandbox_for):
@@ -170,7 +170,7 @@ def test_tripwire_records_forbidden_api_through_any_alias(sandbox_for):
     """, forbid=["torch.mul"])
     assert box.call("run", ["f", torch.ones(1)]).forbidden == ["torch.mul"]
     assert box.call("run", ["g", torch.ones(1)]).forbidden == []  # the * operator is not torch.mul
-    assert box.hello["tripwire_missing"] == []
+    assert box.hello.tripwire_missing == []
 
 
 def test_tripwire_sees_routes_around_the_wrappers(sandbox_for):
@@ -267,4 +267,19 @@ def test_two_apis_naming_one_object_are_not_tampering(sandbox_for):
 def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):
     box = sandbox_for("x = 1\n")
     r = box.call("nope")
-    assert r.error["type"] == "LookupError" and "nope" in r.error["message"]
+    assert r.error.type == "LookupError" and "nope" in r.error.message
+
+
+def test_a_candidate_that_forges_the_workers_error_record_gets_a_protocol_failure_that_says_so(sandbox_for):
+    box = sandbox_for("""
+        import sys
+        worker = sys.modules["__main__"]  # the worker runs as `python -m grader.sandbox.worker`
+        worker._error = lambda exc, keep_dirs: {"type": 5, "qualnames": "ValueError", "builtin": "yes",
+                                                "message": None, "traceback": ""}
+        def f():
+            raise KeyError("boom")
+    """)
+    r = box.call("run", ["f"])
+    assert r.error is None and r.failure is Failure.PROTOCOL
+    assert r.failure_message.startswith("the sandbox reported a malformed error record:")
+    assert "[type]" in r.failure_message and r.failure_message.endswith("(from the call to 'run')")

@@ -97,6 +97,11 @@ def test_a_deadline_that_is_not_positive_is_refused_by_name(full, after):
 # ------------------------------------------------------------------ fakes
 
 
+#: A well-formed hello (grader.sandbox.selfreport validates every field) from a torch that is not there.
+HELLO = {"type": "hello", "torch": "fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
+         "tripwire_missing": [], "tripwire_modules": [], "rlimits_applied": [], "rlimits_failed": {}}
+
+
 class FakeWorker(Transport):
     """Greets, then does what ``script[probe]`` says: a value to return, "hang", "die",
     "hang at import" or "die at import" (the first call of a worker imports the submission)."""
@@ -107,7 +112,7 @@ class FakeWorker(Transport):
         self.closed = False
         self._imported = False
         self._dead = False
-        self._out = bytearray(protocol.encode({"type": "hello", "torch": "fake"}))
+        self._out = bytearray(protocol.encode(HELLO))
 
     def send(self, data: bytes) -> None:
         assert not self.closed, "sent to a closed worker"

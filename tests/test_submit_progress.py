@@ -20,7 +20,8 @@ from grader.batch.store import Key
 from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
 from grader.grading import UNTOUCHED_STUB, grade
-from grader.judge.live import CheckSpec, Collected, EventTail, Finished, Started
+from grader.judge.live import Collected, EventTail, Finished, Started
+from grader.judge.spec import CheckSpec
 from grader.practice import history
 from grader.reports.model import Status, Visibility
 
@@ -34,9 +35,10 @@ def invoke(*args):
 
 
 CHECKS = (
-    CheckSpec("test_t.py::test_small", "scales a small tensor", Visibility.VISIBLE),
-    CheckSpec("test_t.py::test_rows[918273-True]", "rows sum to one [918273-True]", Visibility.HIDDEN),
-    CheckSpec("test_t.py::test_evil", "evil \x1b[2J name\u202e", Visibility.VISIBLE),
+    CheckSpec(id="test_t.py::test_small", name="scales a small tensor", points=1, visibility=Visibility.VISIBLE),
+    CheckSpec(id="test_t.py::test_rows[918273-True]", name="rows sum to one [918273-True]", points=1,
+              visibility=Visibility.HIDDEN),
+    CheckSpec(id="test_t.py::test_evil", name="evil \x1b[2J name\u202e", points=1, visibility=Visibility.VISIBLE),
 )
 
 

@@ -12,20 +12,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.sandbox.client import CallResult, Failure
+from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 
 class CandidateError(Exception):
-    """The candidate's code raised inside the sandbox; carries the data the worker sent."""
+    """The candidate's code raised inside the sandbox; carries the data the worker sent.
 
-    def __init__(self, probe: str, error: dict, *, during_import: bool = False):
+    ``error`` is an :class:`ErrorRecord`, or a dict a probe sent back (a check that
+    re-raises what a probe caught): that is validated here, and a malformed one
+    raises :class:`ProtocolViolation` instead, so the check fails with a message
+    saying what was wrong, never with a ``KeyError``.
+    """
+
+    def __init__(self, probe: str, error: ErrorRecord | dict, *, during_import: bool = False):
+        try:
+            error = read_error_record(error)
+        except MalformedErrorRecord as e:
+            raise ProtocolViolation(f"{e} (from the probe {probe!r})") from None
         self.probe = probe
         #: Raised while the worker imported the submission: no check can run its logic (see ``LoadError``).
         self.during_import = during_import
-        self.type_name: str = error["type"]
-        self.qualnames: list[str] = error["qualnames"]
-        self.builtin: bool = error["builtin"]
-        self.message: str = error["message"]
-        self.traceback: str = error["traceback"]
+        self.record = error
+        self.type_name: str = error.type
+        self.qualnames: list[str] = list(error.qualnames)
+        self.builtin: bool = error.builtin
+        self.message: str = error.message
+        self.traceback: str = error.traceback
         super().__init__(f"{self.type_name}: {self.message}" if self.message else self.type_name)
 
     def is_a(self, name: str) -> bool:

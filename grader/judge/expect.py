@@ -104,5 +104,7 @@ def expect_raised(raised: dict | None, exception: str, *, what: str, match: str 
     """
     with candidate_raises(exception, match=match, what=what):
         if raised is not None:
-            raise CandidateError("probe", {"type": raised["type"], "qualnames": raised["qualnames"],
-                                           "builtin": False, "message": raised["message"], "traceback": ""})
+            # The probe's record is untrusted: CandidateError validates it (a malformed one is a ProtocolViolation).
+            record = raised if isinstance(raised, dict) else {}
+            raise CandidateError("probe", {"type": record.get("type"), "qualnames": record.get("qualnames"),
+                                           "builtin": False, "message": record.get("message"), "traceback": ""})

@@ -13,14 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.reports.model import Status, Visibility
-
-
-@dataclass(frozen=True)
-class CheckSpec:
-    id: str
-    name: str
-    visibility: Visibility
+from grader.judge.spec import CheckSpec
+from grader.reports.model import Status
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ def parse(line: str) -> JudgeEvent | None:
         event = json.loads(line)
         kind = event.get("event")
         if kind == "collected":
-            return Collected(tuple(CheckSpec(c["id"], c["name"], Visibility(c["visibility"])) for c in event["checks"]))
+            return Collected(tuple(CheckSpec.model_validate(c) for c in event["checks"]))
         if kind == "started":
             return Started(event["id"])
         if kind == "result":

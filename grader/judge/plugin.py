@@ -5,11 +5,11 @@ the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
 chosen for grading, and one outcome per collected check, written as JSON lines
 to ``--grader-events`` (so a judge killed half-way still leaves what it found):
 
-    {"event": "collected", "checks": [spec, ...]}   before any candidate code runs
+    {"event": "collected", "checks": [CheckSpec, ...]} before any candidate code runs
     {"event": "started", "id": ...}                  a check begins (progress only; never scored)
     {"event": "result", ...CheckResult fields}       one per check
     {"event": "load_error", ...LoadError fields}     the file raised while importing (once, the first time)
-    {"event": "sandbox", ...}                        what the sandbox reported about itself
+    {"event": "sandbox", ...SandboxSummary fields}   the sandbox used, and what it reported about itself
     {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
     {"event": "finished"}
 
@@ -30,14 +30,17 @@ import uuid
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
 from grader.judge import counterexample, shrinking
 from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.judge.spec import CheckSpec
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.sandbox.client import SandboxStartError
+from grader.sandbox.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
 
 MARKERS = [
@@ -100,7 +103,7 @@ class GraderPlugin:
         self.exercise = _infer_exercise(config)
         importable(self.exercise.checks_dir)
         self.events_path = config.getoption("grader_events")
-        self.specs: dict[str, dict] = {}
+        self.specs: dict[str, CheckSpec] = {}
         self.phases: dict[str, dict] = {}
         self.current: CheckSandbox | None = None
         self.infra: str | None = None
@@ -168,7 +171,7 @@ class GraderPlugin:
                 from hypothesis import seed
 
                 seed(self.exercise.config.checks.seed)(item.obj)
-        self._emit({"event": "collected", "checks": list(self.specs.values())})  # the author's order, for the report
+        self._emit({"event": "collected", "checks": [s.model_dump(mode="json") for s in self.specs.values()]})  # the author's order, for the report
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return
@@ -198,10 +201,9 @@ class GraderPlugin:
 
             try:
                 self.box.ensure_started()
-                hello = self.box.hello
-                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, int(hello.get("gpus") or 0),
-                                         cuda_version=_text(hello.get("cuda_version")),
-                                         torch_version=_text(hello.get("torch")))
+                hello = self.box.hello  # validated when it arrived (grader.sandbox.selfreport)
+                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, hello.gpus,
+                                         cuda_version=_text(hello.cuda_version), torch_version=_text(hello.torch))
             except (GraderError, SandboxStartError) as e:
                 self._infra(str(e))
                 pytest.skip("not graded")
@@ -230,9 +232,9 @@ class GraderPlugin:
         if self.infra is not None:
             self.session.shouldstop = f"not graded: {self.infra}"
 
-    def _outcome(self, spec: dict, state: dict, record) -> CheckResult:
-        result = CheckResult(id=spec["id"], name=spec["name"], status=Status.PASSED, score=0.0,
-                             max_score=spec["points"], visibility=Visibility(spec["visibility"]), hint=spec["hint"])
+    def _outcome(self, spec: CheckSpec, state: dict, record) -> CheckResult:
+        result = CheckResult(id=spec.id, name=spec.name, status=Status.PASSED, score=0.0,
+                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint)
         if record is not None:
             text = "".join(record.output)
             if record.output_dropped:
@@ -270,21 +272,15 @@ class GraderPlugin:
 
     def pytest_sessionfinish(self, session):
         if self.box is not None:
-            hello = getattr(self.box, "hello", None) or {}
-            self._emit({"event": "sandbox", **self.sandbox_info, "torch": hello.get("torch"),
-                        "python": hello.get("python"), "gpus": hello.get("gpus"),
-                        "cuda_version": hello.get("cuda_version"),
-                        "starts": getattr(self.box, "starts", 0),
-                        "tripwire_missing": hello.get("tripwire_missing", []),
-                        "tripwire_modules": hello.get("tripwire_modules", []),
-                        "rlimits_applied": hello.get("rlimits_applied", []),
-                        "rlimits_failed": hello.get("rlimits_failed", {})})
+            summary = SandboxSummary(**self.sandbox_info, starts=getattr(self.box, "starts", 0),
+                                     hello=getattr(self.box, "hello", None))
+            self._emit({"event": "sandbox", **summary.model_dump(mode="json")})
             self.box.close()
         self._workdir.cleanup()
         self._emit({"event": "finished"})
 
 
-def visible_first(items: list, specs: dict[str, dict]) -> list:
+def visible_first(items: list, specs: dict[str, CheckSpec]) -> list:
     """Every visible check, then every hidden one, each group in its own order.
 
     One sandbox serves the whole grading, and the candidate's code in it can
@@ -296,11 +292,11 @@ def visible_first(items: list, specs: dict[str, dict]) -> list:
     (``grader.reports.redact``). A crash restarts the sandbox within its phase,
     and a grading's sandbox is never reused, so no other order can be reached.
     """
-    return ([i for i in items if specs[i.nodeid]["visibility"] == "visible"]
-            + [i for i in items if specs[i.nodeid]["visibility"] != "visible"])
+    return ([i for i in items if specs[i.nodeid].visibility is Visibility.VISIBLE]
+            + [i for i in items if specs[i.nodeid].visibility is not Visibility.VISIBLE])
 
 
-def _spec(item, default_visibility: str) -> dict:
+def _spec(item, default_visibility: str) -> CheckSpec:
     doc = (getattr(item, "obj", None).__doc__ or "").strip() if getattr(item, "obj", None) else ""
     made_up = getattr(item, "originalname", None) or item.name  # the function's name, never its parameters
     name = doc.splitlines()[0].strip() if doc else made_up.removeprefix("test_").replace("_", " ")
@@ -315,8 +311,11 @@ def _spec(item, default_visibility: str) -> dict:
     kind = visibility.args[0] if visibility else default_visibility
     if kind not in ("visible", "hidden"):
         raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
-    return {"id": item.nodeid, "name": name, "points": float(value), "visibility": kind,
-            "hint": hint.args[0] if hint else None, "documented": bool(doc)}
+    try:
+        return CheckSpec(id=item.nodeid, name=name, points=float(value), visibility=Visibility(kind),
+                         hint=hint.args[0] if hint else None, documented=bool(doc))
+    except ValidationError as e:  # a hint that is not text, say
+        raise pytest.UsageError(f"{item.nodeid}: the check's markers do not make a check spec: {e}") from None
 
 
 def _skip_reason(report) -> str:

@@ -22,8 +22,13 @@ from pathlib import Path
 from grader import processes
 from grader.child_python import python_argv
 from grader.exercise import Exercise
+from pydantic import ValidationError
+
+from grader.errors import describe_invalid
 from grader.judge import live, warm
+from grader.judge.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
+from grader.sandbox.selfreport import SandboxSummary
 
 
 #: How often a judge with a listener (``on_event``) is looked at for new events, in seconds.
@@ -32,10 +37,10 @@ EVENT_POLL_S = 0.2
 
 @dataclass
 class JudgeRun:
-    collected: list[dict] = field(default_factory=list)
+    collected: list[CheckSpec] = field(default_factory=list)
     results: dict[str, CheckResult] = field(default_factory=dict)
     infra: str | None = None
-    sandbox: dict = field(default_factory=dict)
+    sandbox: SandboxSummary | None = None  # None: the judge opened no sandbox (or ended before saying)
     timed_out: bool = False
     log_tail: str = ""
     load_error: LoadError | None = None  # the file raised while the sandbox imported it
@@ -137,6 +142,7 @@ class _ColdJudge:
 
 
 def _read_events(path: Path, run: JudgeRun) -> None:
+    """Fill ``run`` from the judge's events, each validated: a malformed one makes the run not graded, saying which."""
     if not path.exists():
         return
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -144,18 +150,29 @@ def _read_events(path: Path, run: JudgeRun) -> None:
             event = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut off by a kill: the check it described has no outcome
+        if not isinstance(event, dict):
+            continue
         kind = event.pop("event", None)
-        if kind == "collected":
-            run.collected = event["checks"]
-        elif kind == "result":
-            result = CheckResult.model_validate(event)
-            run.results[result.id] = result
-        elif kind == "load_error":
-            run.load_error = run.load_error or LoadError.model_validate(event)
-        elif kind == "infra":
-            run.infra = run.infra or event["reason"]
-        elif kind == "sandbox":
-            run.sandbox = event
+        try:
+            _take_event(kind, event, run)
+        except (ValidationError, KeyError, TypeError) as e:
+            why = (describe_invalid("", e, show_input=False, limit=3).strip() if isinstance(e, ValidationError)
+                   else f"{type(e).__name__}: {e}")
+            run.infra = run.infra or f"the judge wrote a malformed {kind!r} event: {why}"
+
+
+def _take_event(kind, event: dict, run: JudgeRun) -> None:
+    if kind == "collected":
+        run.collected = [CheckSpec.model_validate(spec) for spec in event["checks"]]
+    elif kind == "result":
+        result = CheckResult.model_validate(event)
+        run.results[result.id] = result
+    elif kind == "load_error":
+        run.load_error = run.load_error or LoadError.model_validate(event)
+    elif kind == "infra":
+        run.infra = run.infra or str(event["reason"])
+    elif kind == "sandbox":
+        run.sandbox = SandboxSummary.model_validate(event)
 
 
 def _reap(sandbox: str, grading_id: str) -> None:

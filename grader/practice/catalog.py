@@ -19,7 +19,9 @@ from grader.atomic import atomic_write
 from grader.errors import GraderError
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.judge.runner import run_checks
+from grader.judge.spec import CheckSpec
 from grader.practice.datadir import data_dir
+from grader.reports.model import Visibility
 
 LEVEL_ORDER = {"mid": 0, "senior": 1, "principal": 2}
 #: Collecting imports the checks, nothing more; a judge still busy after this is stuck.
@@ -50,10 +52,10 @@ class CheckCounts:
         return cls(None, None, None, None, problem)
 
     @classmethod
-    def from_specs(cls, specs: list[dict]) -> CheckCounts:
-        """From the judge's "collected" event: one spec per check, as ``grader.judge.plugin._spec`` writes it."""
-        visible = sum(1 for s in specs if s["visibility"] == "visible")
-        return cls(len(specs), visible, len(specs) - visible, float(sum(s["points"] for s in specs)))
+    def from_specs(cls, specs: list[CheckSpec]) -> CheckCounts:
+        """From the judge's "collected" event: one spec per check, as ``grader.judge.plugin._spec`` makes it."""
+        visible = sum(1 for s in specs if s.visibility is Visibility.VISIBLE)
+        return cls(len(specs), visible, len(specs) - visible, float(sum(s.points for s in specs)))
 
     def summary(self) -> str:
         """``16 checks, 22 points: 4 visible, 12 hidden``, or ``? checks, ? points`` with the reason."""
@@ -131,7 +133,7 @@ def _read_cache(path: Path) -> CheckCounts | None:
         return None  # missing or damaged: collect again
 
 
-def collect_checks(ex: Exercise) -> list[dict]:
+def collect_checks(ex: Exercise) -> list[CheckSpec]:
     """The judge's check specs for ``ex``: its pytest with ``--collect-only``, run as a grading runs it."""
     # --collect-only opens no sandbox (the plugin returns before it would): the kind is only named.
     run = run_checks(ex, ex.stub, sandbox="local", seed=ex.config.checks.seed, grading_id="collect",

@@ -28,6 +28,8 @@ from grader import protocol
 from grader.errors import GraderError
 from grader.sandbox.booting import SPARES, Booting, Spares
 from grader.sandbox.deadlines import CallDeadlines, Deadline, machine_load_factor
+from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
+from grader.sandbox.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
 
 class Failure(str, Enum):
@@ -41,7 +43,7 @@ class Failure(str, Enum):
 class CallResult:
     probe: str
     value: Any = None
-    error: dict | None = None  # the candidate's exception: type, qualnames, message, traceback
+    error: ErrorRecord | None = None  # the candidate's exception, validated
     failure: Failure | None = None
     failure_message: str = ""
     output: str = ""
@@ -82,7 +84,7 @@ class Worker:
     """A started worker that has greeted: its transport and what its hello said."""
 
     transport: Transport
-    hello: dict
+    hello: SandboxHello
 
 
 class Sandbox:
@@ -102,7 +104,7 @@ class Sandbox:
         self.call_timeout_s = call_timeout_s
         self.max_frame_bytes = max_frame_bytes
         self.start_timeout_s = start_timeout_s
-        self.hello: dict | None = None
+        self.hello: SandboxHello | None = None
         self.starts = 0  # workers taken into service (a spare closed unused is not counted)
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
                                         load=load)
@@ -130,10 +132,13 @@ class Sandbox:
                 raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
             if hello.get("type") != "hello":
                 raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
+            return Worker(transport, read_hello(hello))
+        except MalformedSelfReport as e:  # untrusted data of the wrong shape: this sandbox cannot grade
+            transport.close()
+            raise SandboxStartError(str(e)) from None
         except BaseException:
             transport.close()
             raise
-        return Worker(transport, hello)
 
     def ensure_started(self) -> None:
         """Wait for a background start, or start now; raises if the sandbox cannot start.
@@ -320,16 +325,12 @@ def _result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
                   forbidden=forbidden, tampered=tampered, duration_s=elapsed)
     if reply.get("ok") is True:
         return CallResult(probe, value=reply.get("value"), **common)
-    error = reply.get("error")
-    if not isinstance(error, dict):
+    if reply.get("error") is None:
         return CallResult(probe, failure=Failure.PROTOCOL, failure_message="a failed result carried no error",
                           **common)
-    qualnames = error.get("qualnames")
-    clean = {
-        "type": _as_text(error.get("type"), 200) or "Exception",
-        "qualnames": [q for q in qualnames if isinstance(q, str)][:20] if isinstance(qualnames, list) else [],
-        "builtin": error.get("builtin") is True,
-        "message": _as_text(error.get("message"), 2000),
-        "traceback": _as_text(error.get("traceback"), 6000),
-    }
-    return CallResult(probe, error=clean, **common)
+    try:
+        error = read_error_record(reply["error"])
+    except MalformedErrorRecord as e:
+        return CallResult(probe, failure=Failure.PROTOCOL, failure_message=f"{e} (from the call to {probe!r})",
+                          **common)
+    return CallResult(probe, error=error, **common)

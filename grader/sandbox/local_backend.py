@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from grader import processes
@@ -76,18 +77,12 @@ def plan_rlimits(limits: Limits) -> RlimitPlan:
     return RlimitPlan(wanted, unavailable)
 
 
-def limit_warnings(sandbox_info: dict) -> list[str]:
-    """One report warning per limit not in force: unavailable here, or refused inside the worker."""
-    missing = {**_text_items(sandbox_info.get("limits_unavailable")), **_text_items(sandbox_info.get("rlimits_failed"))}
+def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -> list[str]:
+    """One report warning per limit not in force: ``unavailable`` on this platform (the host's plan), or
+    ``refused`` inside the worker (its hello's ``rlimits_failed``, validated as text by ``grader.sandbox.selfreport``)."""
+    missing = {**unavailable, **refused}
     return [f"local sandbox: no {LIMIT_WORDS.get(name, name)} limit here ({name}: {why}); "
             "the wall-clock deadlines still apply" for name, why in sorted(missing.items())]
-
-
-def _text_items(value) -> dict[str, str]:
-    """The str -> str items of ``value`` (it passed through the worker's hello), capped."""
-    if not isinstance(value, dict):
-        return {}
-    return {k[:40]: v[:200] for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 class LocalTransport(Transport):

@@ -140,19 +140,21 @@ class Exercise:
     limits = property(lambda self: self.config.limits)
     stub = property(lambda self: self.root / self.config.exercise.submission)
     probes = property(lambda self: self.root / "probes.py")
+    #: Code both zones use (``shared.py``, optional): staged beside the probes, importable by the checks.
+    shared = property(lambda self: p if (p := self.root / "shared.py").is_file() else None)
     checks_dir = property(lambda self: self.root / "checks")
     readme = property(lambda self: self.root / "README.md")
 
     @functools.cached_property
     def fingerprint(self) -> str:
-        """sha256 over what decides a score: exercise.toml (limits, seed), probes.py and checks/.
+        """sha256 over what decides a score: exercise.toml (limits, seed), probes.py, shared.py and checks/.
 
         The ``version`` string is the author's word; this is the content's. Batch results
         are keyed by both, so editing a check without bumping the version still regrades.
         Read once per loaded exercise: a batch asks for it for every submission.
         """
         digest = hashlib.sha256()
-        files = [self.root / "exercise.toml", self.probes,
+        files = [self.root / "exercise.toml", self.probes, *([self.shared] if self.shared else []),
                  *sorted(p for p in self.checks_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
         for f in files:
             digest.update(f.relative_to(self.root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")

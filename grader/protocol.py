@@ -13,7 +13,9 @@ image. Nothing here can execute code from the other side:
 Values are JSON with a few tagged forms: ``{"$tensor": "t0"}`` (a tensor in the
 blob), ``{"$tuple": [...]}``, ``{"$float": "nan"|"inf"|"-inf"}`` and, from the
 worker only, ``{"$object": type_name, "repr": text}`` for anything that is not
-plain data (a Tensor subclass, a module, an "always equal" object...). Decoding
+plain data (a Tensor subclass, a module, an "always equal" object...), and for an
+``Opaque`` a probe built itself (``grader.sandbox.probekit.opaque``: a value the
+contract did not promise, described in place of the value). Decoding
 enforces size and depth caps, and tensors are rebuilt by safetensors, so what the
 judge receives is always an exact ``torch.Tensor`` whatever the sandbox sent.
 """
@@ -118,6 +120,8 @@ def _encode_value(value, tensors: dict, depth: int, strict: bool):
         return {"$tensor": name}
     if type(value) is torch.dtype:
         return {"$dtype": str(value).removeprefix("torch.")}
+    if type(value) is Opaque:  # a probe's own description of a value: sent as the description it is
+        return {"$object": str(value.type_name)[:200], "repr": str(value.repr)[:200]}
     if strict:
         raise ProtocolError(f"cannot send a {type(value).__name__}: only plain data and tensors cross")
     return _opaque(value)

@@ -28,7 +28,7 @@ NEW_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 #: Module names the sandbox or the judge import: a submission called so would shadow them.
 TAKEN_MODULES = frozenset({"torch", "numpy", "hypothesis", "pytest", "safetensors", "grader", "probes",
-                           "conftest", "worker", "protocol"})
+                           "conftest", "worker", "protocol", "probekit", "shared"})
 
 
 class NewExerciseError(UsageError):
@@ -198,23 +198,21 @@ PROBES = '''\
 
 A probe calls the candidate's code on plain inputs and returns plain data: tensors,
 numbers, strings, lists and dicts. It never judges: the checks compute what is
-expected and compare, judge-side.
+expected and compare, judge-side. ``grader.sandbox.probekit`` holds what probes
+share: ``tensor`` (a copy off the graph, or a description of what came instead),
+``returned_instead``, ``raised``, ``backward_grads``, ``RecordingSGD``, ``run_ranks``...
 """
 
 from __future__ import annotations
 
-import torch
-
 import NAME
+from grader.sandbox import probekit
 
 
 def scale(x, factor):
     """scale(x, factor); returns {"out": what it returned, "x_after": x after the call}."""
     out = NAME.scale(x, factor)
-    return {
-        "out": out.detach().clone() if isinstance(out, torch.Tensor) else out,
-        "x_after": x.detach().clone(),
-    }
+    return {"out": probekit.tensor(out), "x_after": probekit.tensor(x)}
 '''
 
 CHECK = '''\

@@ -230,20 +230,24 @@ def reference(metric, best, delta, t, warmup, x, events):
 
 @pytest.fixture
 def load_checks(monkeypatch):
-    """Import one module of an exercise's checks as the judge does (its folder on sys.path);
-    what the import added to sys.modules leaves it at teardown."""
+    """Import one module of an exercise's checks as the judge does (``importable``: its folder on
+    sys.path, its shared.py as ``shared``); what the import added to sys.modules leaves it at teardown."""
     import importlib
     import sys
 
+    from grader.judge.plugin import importable
+
     before = set(sys.modules)
+    monkeypatch.setattr(sys, "path", list(sys.path))
 
     def load(exercise: str, module: str):
-        monkeypatch.syspath_prepend(str(EXERCISES / exercise / "checks"))
+        shared = EXERCISES / exercise / "shared.py"
+        importable(EXERCISES / exercise / "checks", shared if shared.is_file() else None)
         return importlib.import_module(module)
 
     yield load
     for name in set(sys.modules) - before:
-        if name.startswith(("_", "test_")):
+        if name.startswith(("_", "test_")) or name == "shared":
             del sys.modules[name]
 
 

@@ -1,7 +1,7 @@
 """Probes for the activation_hooks exercise. They run INSIDE the sandbox.
 
-Each probe builds one of three small models (``ARCHS``; the judge holds the same
-architectures and sends the weights in as a state_dict), drives the candidate's
+Each probe builds one of three small models (``shared.ARCHS``, which the judge
+builds too, and sends the weights in as a state_dict), drives the candidate's
 ActivationCapture around it and returns plain data: what was captured (tensors
 detached here, with their autograd flags recorded first), the model's outputs,
 and how many hooks every module holds. Probes never judge anything.
@@ -14,49 +14,12 @@ from torch import nn
 from torch.nn.modules import module as module_internals
 
 import hooks
-
-
-class Net(nn.Module):
-    """encoder (a Sequential), head, and a layer that forward never calls."""
-
-    def __init__(self):
-        super().__init__()
-        self.encoder = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 5))
-        self.head = nn.Linear(5, 3)
-        self.unused = nn.Linear(5, 5)
-
-    def forward(self, x):
-        return self.head(torch.relu(self.encoder(x)))
-
-
-class Pair(nn.Module):
-    """Returns a nested tuple: (2h, (h + 1, h.sum(-1)))."""
-
-    def forward(self, h):
-        return h * 2, (h + 1, h.sum(-1))
-
-
-class TupleNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.proj = nn.Linear(4, 4)
-        self.pair = Pair()
-
-    def forward(self, x):
-        a, (b, s) = self.pair(self.proj(x))
-        return a + b + s.unsqueeze(-1)
-
-
-ARCHS = {
-    "net": Net,
-    "inplace": lambda: nn.Sequential(nn.Linear(4, 5), nn.ReLU(inplace=True), nn.Linear(5, 3)),
-    "tuple": TupleNet,
-}
+from grader.sandbox import probekit
+from shared import ARCHS
 
 
 def _model(arch: str, weights) -> nn.Module:
-    torch.manual_seed(0)
-    model = ARCHS[arch]()
+    model = probekit.seeded(ARCHS[arch])
     if weights is not None:
         model.load_state_dict(weights, strict=True)
     return model
@@ -71,13 +34,13 @@ def _plain(value):
         return {"tuple": [_plain(v) for v in value]}
     if isinstance(value, list):
         return {"list": [_plain(v) for v in value]}
-    return {"unsupported": f"a {type(value).__name__}"}
+    return probekit.opaque(value)
 
 
-def _activations(cap) -> dict:
+def _activations(cap):
     value = getattr(cap, "activations", None)
     if not isinstance(value, dict):
-        return {"unsupported": f"activations is a {type(value).__name__}, not a dict"}
+        return probekit.opaque(value)
     return {str(k): _plain(v) for k, v in value.items()}
 
 
@@ -88,11 +51,6 @@ def _hooks(model: nn.Module) -> dict:
     counts["<global>"] = [len(getattr(module_internals, "_global_forward_hooks", {})),
                           len(getattr(module_internals, "_global_forward_pre_hooks", {}))]
     return counts
-
-
-def _raised(e: BaseException) -> dict:
-    return {"type": type(e).__name__, "qualnames": [c.__name__ for c in type(e).__mro__],
-            "message": str(e)[:300]}
 
 
 def capture(arch, weights, names, inputs, *, after=None):
@@ -154,7 +112,7 @@ def capture_raising(arch, weights, names, x):
             model(x)
             raise LookupError("raised inside the with block")
     except Exception as e:  # noqa: BLE001 (reported as data)
-        escaped = _raised(e)
+        escaped = probekit.raised(e)
     return {"escaped": escaped, "hooks_before": before, "hooks_after": _hooks(model),
             "activations": _activations(cap)}
 
@@ -168,7 +126,7 @@ def capture_unknown(arch, names, x):
         with hooks.ActivationCapture(model, names):
             model(x)
     except Exception as e:  # noqa: BLE001 (reported as data)
-        raised = _raised(e)
+        raised = probekit.raised(e)
     return {"raised": raised, "hooks_before": before, "hooks_after": _hooks(model)}
 
 

@@ -16,20 +16,10 @@ from __future__ import annotations
 import torch
 
 import attention
+from grader.sandbox import probekit
+from grader.sandbox.probekit import tensor as _plain
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
-
-def _describe(value) -> str:
-    if isinstance(value, (tuple, list)):
-        return f"a {type(value).__name__} of length {len(value)}"
-    return f"a {type(value).__name__}"
-
-
-def _plain(value):
-    """What goes back to the judge: tensors detached, anything else as it is."""
-    if isinstance(value, torch.Tensor):
-        return value.detach()
-    return value
 
 
 def _pair(result):
@@ -39,26 +29,9 @@ def _pair(result):
     return None
 
 
-def _grads(out, weights, grad_out, grad_weights, inputs):
-    """Gradients of sum(out*grad_out) + sum(weights*grad_weights) w.r.t. inputs.
-
-    Returns (grads or None for each input, reason or None). Nothing is
-    differentiated when the outputs are not tensors of the expected shapes: the
-    judge reports the shape problem itself.
-    """
-    if not (
-        isinstance(out, torch.Tensor)
-        and isinstance(weights, torch.Tensor)
-        and out.shape == grad_out.shape
-        and weights.shape == grad_weights.shape
-    ):
-        return [None] * len(inputs), "outputs are not tensors of the expected shapes"
-    loss = (out * grad_out.to(out.dtype)).sum() + (weights * grad_weights.to(weights.dtype)).sum()
-    if not loss.requires_grad:
-        return [None] * len(inputs), "the outputs are not connected to the autograd graph"
-    wanted = [t for t in inputs if t.requires_grad]
-    found = iter(torch.autograd.grad(loss, wanted, allow_unused=True) if wanted else ())
-    return [_plain(next(found)) if t.requires_grad else None for t in inputs], None
+def _grads(out, weights, grad_out, grad_weights, inputs: dict) -> tuple[dict, str | None]:
+    """Gradients of sum(out*grad_out) + sum(weights*grad_weights) w.r.t. each of ``inputs``."""
+    return probekit.backward_grads([(out, grad_out), (weights, grad_weights)], inputs)
 
 
 def sdpa(q, k, v, mask=None, *, grad_out=None, grad_weights=None):
@@ -76,12 +49,12 @@ def sdpa(q, k, v, mask=None, *, grad_out=None, grad_weights=None):
     result = attention.scaled_dot_product_attention(*args)
     pair = _pair(result)
     if pair is None:
-        return {"returned": _describe(result)}
+        return probekit.returned_instead(result)
     out, weights = pair
     report = {"out": _plain(out), "weights": _plain(weights)}
     if backward:
-        grads, why = _grads(out, weights, grad_out, grad_weights, (q, k, v))
-        report.update(grad_q=grads[0], grad_k=grads[1], grad_v=grads[2], no_grad_reason=why)
+        grads, why = _grads(out, weights, grad_out, grad_weights, {"grad_q": q, "grad_k": k, "grad_v": v})
+        report.update(grads, no_grad_reason=why)
     return report
 
 
@@ -109,9 +82,7 @@ def _module_report(m) -> dict:
 
 def mha_build(d_model, n_heads, bias=True):
     """Construct MultiHeadAttention(d_model, n_heads, bias=bias) and describe it."""
-    torch.manual_seed(0)
-    m = attention.MultiHeadAttention(d_model, n_heads, bias=bias)
-    return _module_report(m)
+    return _module_report(probekit.seeded(attention.MultiHeadAttention, d_model, n_heads, bias=bias))
 
 
 def mha_forward(
@@ -134,8 +105,7 @@ def mha_forward(
     sum(out*grad_out) + sum(weights*grad_weights) w.r.t. query, key, value
     (grad_query, ...) and the projections' parameters (param_grads).
     """
-    torch.manual_seed(0)
-    m = attention.MultiHeadAttention(d_model, n_heads, bias=bias)
+    m = probekit.seeded(attention.MultiHeadAttention, d_model, n_heads, bias=bias)
     forbidden = _module_report(m)["forbidden"]
     with torch.no_grad():
         for full_name, tensor in params.items():
@@ -149,18 +119,13 @@ def mha_forward(
     result = m(*args)
     pair = _pair(result)
     if pair is None:
-        return {"returned": _describe(result), "forbidden": forbidden}
+        return {**probekit.returned_instead(result), "forbidden": forbidden}
     out, weights = pair
     report = {"out": _plain(out), "weights": _plain(weights), "forbidden": forbidden}
     if backward:
-        names = list(params)
-        tensors = [getattr(getattr(m, n.split(".")[0]), n.split(".")[1]) for n in names]
-        grads, why = _grads(out, weights, grad_out, grad_weights, (query, key, value, *tensors))
-        report.update(
-            grad_query=grads[0],
-            grad_key=grads[1],
-            grad_value=grads[2],
-            param_grads=dict(zip(names, grads[3:])),
-            no_grad_reason=why,
-        )
+        inputs = {"grad_query": query, "grad_key": key, "grad_value": value}
+        inputs.update({n: getattr(getattr(m, n.split(".")[0]), n.split(".")[1]) for n in params})
+        grads, why = _grads(out, weights, grad_out, grad_weights, inputs)
+        report.update({k: grads[k] for k in ("grad_query", "grad_key", "grad_value")},
+                      param_grads={n: grads[n] for n in params}, no_grad_reason=why)
     return report

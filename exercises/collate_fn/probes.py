@@ -16,23 +16,12 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 import collate
+from grader.sandbox import probekit
+from grader.sandbox.probekit import tensor as _plain
 
 #: Seconds a DataLoader waits for one batch from a worker before raising, well
 #: inside the sandbox's per-call deadline, so a stuck worker is an error with a reason.
 LOADER_TIMEOUT_S = 10
-
-
-def _describe(value) -> str:
-    if isinstance(value, (tuple, list)):
-        return f"a {type(value).__name__} of length {len(value)}"
-    return f"a {type(value).__name__}"
-
-
-def _plain(value):
-    """What goes back to the judge: tensors detached, anything else as it is."""
-    if isinstance(value, torch.Tensor):
-        return value.detach()
-    return value
 
 
 def _triple(result) -> dict:
@@ -40,7 +29,7 @@ def _triple(result) -> dict:
     if isinstance(result, (tuple, list)) and len(result) == 3:
         padded, lengths, labels = result
         return {"padded": _plain(padded), "lengths": _plain(lengths), "labels": _plain(labels)}
-    return {"returned": _describe(result)}
+    return probekit.returned_instead(result)
 
 
 def collate_batch(batch, **kwargs):

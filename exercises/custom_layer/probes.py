@@ -17,17 +17,8 @@ import torch
 from torch import nn
 
 import custom_layer
-
-
-def _describe(value) -> str:
-    return f"a {type(value).__name__}"
-
-
-def _plain(value):
-    """What goes back to the judge: tensors detached, anything else as it is."""
-    if isinstance(value, torch.Tensor):
-        return value.detach()
-    return value
+from grader.sandbox import probekit
+from grader.sandbox.probekit import tensor as _plain
 
 
 def _params(m) -> list:
@@ -39,12 +30,9 @@ def _params(m) -> list:
 
 
 def _state_dict(m) -> dict:
-    """The module's state_dict as {name: tensor}; a non-tensor value is described instead."""
+    """The module's state_dict as {name: tensor}; a non-tensor value opaque."""
     state = m.state_dict()
-    return {
-        str(k): (v.detach().clone() if isinstance(v, torch.Tensor) else _describe(v))
-        for k, v in state.items()
-    }
+    return {str(k): _plain(v) for k, v in state.items()}
 
 
 def _attribute(m, name: str) -> dict:
@@ -63,15 +51,7 @@ def _attribute(m, name: str) -> dict:
 
 def _grads(out, grad_out, inputs: dict) -> tuple[dict, str | None]:
     """Gradients of sum(out * grad_out) w.r.t. each input that requires grad; None for the others."""
-    if not isinstance(out, torch.Tensor) or out.shape != grad_out.shape:
-        return {name: None for name in inputs}, "the output is not a tensor of the expected shape"
-    loss = (out * grad_out.to(out.dtype)).sum()
-    if not loss.requires_grad:
-        return {name: None for name in inputs}, "the output is not connected to the autograd graph"
-    wanted = {n: t for n, t in inputs.items() if isinstance(t, torch.Tensor) and t.requires_grad}
-    found = torch.autograd.grad(loss, list(wanted.values()), allow_unused=True) if wanted else ()
-    grads = dict(zip(wanted, found))
-    return {n: _plain(grads.get(n)) for n in inputs}, None
+    return probekit.backward_grads([(out, grad_out)], inputs)
 
 
 # ------------------------------------------------------------------- CustomLinear
@@ -85,9 +65,8 @@ def linear_build(in_features, out_features, bias=None, *, seed=0, x=None):
     given, the result also holds ``out = layer(x)`` (the judge loads the returned
     state_dict into its own nn.Linear and compares).
     """
-    torch.manual_seed(seed)
     kwargs = {} if bias is None else {"bias": bias}
-    m = custom_layer.CustomLinear(in_features, out_features, **kwargs)
+    m = probekit.seeded(custom_layer.CustomLinear, in_features, out_features, seed=seed, **kwargs)
     report = {
         "is_module": isinstance(m, nn.Module),
         "params": _params(m),
@@ -97,7 +76,7 @@ def linear_build(in_features, out_features, bias=None, *, seed=0, x=None):
     }
     repr_fn = getattr(m, "extra_repr", None)
     extra = repr_fn() if callable(repr_fn) else None
-    report["extra_repr"] = extra if isinstance(extra, str) else _describe(extra)
+    report["extra_repr"] = extra if isinstance(extra, str) else probekit.opaque(extra)
     if x is not None:
         with torch.no_grad():
             report["out"] = _plain(m(x))
@@ -127,9 +106,7 @@ def linear_forward(in_features, out_features, weight, bias, x, *, grad_out=None)
     ``layer.bias``. With ``grad_out`` given, the result also holds the gradients
     of sum(out * grad_out) w.r.t. x, weight and bias.
     """
-    torch.manual_seed(0)
-    m = custom_layer.CustomLinear(in_features, out_features, bias=bias is not None)
-    m = m.to(x.dtype)
+    m = probekit.seeded(custom_layer.CustomLinear, in_features, out_features, bias=bias is not None).to(x.dtype)
     with torch.no_grad():
         m.weight.copy_(weight)
         if bias is not None:
@@ -150,8 +127,7 @@ def linear_forward(in_features, out_features, weight, bias, x, *, grad_out=None)
 
 def linear_load(in_features, out_features, bias, state_dict, x):
     """CustomLinear(...).load_state_dict(state_dict, strict=True), then layer(x) and the state_dict after."""
-    torch.manual_seed(0)
-    m = custom_layer.CustomLinear(in_features, out_features, bias=bias)
+    m = probekit.seeded(custom_layer.CustomLinear, in_features, out_features, bias=bias)
     m.load_state_dict(state_dict, strict=True)
     with torch.no_grad():
         out = m(x)
@@ -168,8 +144,7 @@ def swish(x, *, args=None, grad_out=None, load=None):
     ``grad_out`` given, the result also holds the gradients of sum(out * grad_out)
     w.r.t. x and, when the module has one, its ``beta`` parameter.
     """
-    torch.manual_seed(0)
-    m = custom_layer.Swish() if args is None else custom_layer.Swish(*args)
+    m = probekit.seeded(custom_layer.Swish, *(args or ()))
     report = {
         "is_module": isinstance(m, nn.Module),
         "params": _params(m),

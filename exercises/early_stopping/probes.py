@@ -24,30 +24,23 @@ import torch
 from torch import nn
 
 import early_stopping
+from grader.sandbox import probekit
 
 ATTRIBUTES = ("best", "best_step", "counter", "should_stop")
 
 
 def _value(value):
-    """An attribute's value as plain data, or {"unsupported": description} when it is not plain."""
+    """An attribute's value as plain data (a float subclass such as numpy.float64 as a float); else opaque."""
     if type(value) in (bool, int, float):
         return value
     if isinstance(value, float):  # e.g. numpy.float64, a float subclass
         return float(value)
-    try:
-        text = repr(value)[:80]
-    except Exception:
-        text = "?"
-    return {"unsupported": f"a {type(value).__name__} ({text})"}
+    return probekit.opaque(value)
 
 
 def _state(es) -> dict:
-    missing = object()
-    state = {}
-    for name in ATTRIBUTES:
-        value = getattr(es, name, missing)
-        state[name] = {"unsupported": "missing"} if value is missing else _value(value)
-    return state
+    """The attributes the contract names, those the object has (a missing one is left out)."""
+    return {name: _value(getattr(es, name)) for name in ATTRIBUTES if hasattr(es, name)}
 
 
 def _model() -> nn.Module:
@@ -142,8 +135,7 @@ def es_restore(kwargs, steps):
     try:
         es.restore_best_weights(model)
     except Exception as e:
-        return {"raised": {"type": type(e).__name__, "qualnames": [c.__name__ for c in type(e).__mro__],
-                           "message": str(e)[:300]}}
+        return {"raised": probekit.raised(e)}
     return {"restored": _weights(model)}
 
 

@@ -2,7 +2,7 @@
 
 The judge sends the starting parameters and the micro-batches (float64 tensors);
 the probe builds the model (``_model``), an SGD optimizer that records its calls
-(``RecordingSGD``, the update of torch.optim.SGD) and runs the candidate's train_with_accumulation. It returns
+(``probekit.RecordingSGD``, the update of torch.optim.SGD) and runs the candidate's train_with_accumulation. It returns
 plain data: the value returned, the optimizer's calls in order, the gradients the
 optimizer saw at each step and the parameters at the end. Probes never judge.
 """
@@ -13,67 +13,20 @@ import torch
 from torch import nn
 
 import grad_accum
+from grader.sandbox import probekit
+from grader.sandbox.probekit import RecordingSGD
 
 
 def _model(params: dict) -> nn.Module:
     """nn.Sequential(Linear(3, 4), Tanh, Linear(4, 2)) in float64 holding ``params``."""
-    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).double()
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            p.copy_(params[name])
-    return model
-
-
-class RecordingSGD:
-    """SGD with momentum, updating like torch.optim.SGD, that logs its zero_grad/step calls
-    and the gradients each step sees.
-
-    Written out rather than subclassing torch.optim.SGD: constructing a torch optimizer
-    costs seconds on a first use (it loads torch's compiler machinery), in every grading.
-    """
-
-    def __init__(self, model: nn.Module, lr: float, momentum: float = 0.0):
-        self._named = list(model.named_parameters())
-        self.lr, self.momentum = lr, momentum
-        self._buffers: dict[str, torch.Tensor] = {}
-        self.events: list[str] = []
-        self.step_grads: list[dict] = []
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        self.events.append("zero_grad")
-        for _, p in self._named:
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.detach_()
-                p.grad.zero_()
-
-    @torch.no_grad()
-    def step(self, closure=None) -> None:
-        self.events.append("step")
-        self.step_grads.append({n: None if p.grad is None else p.grad.detach().clone() for n, p in self._named})
-        for name, p in self._named:
-            if p.grad is None:
-                continue
-            d_p = p.grad
-            if self.momentum:
-                buf = self._buffers.get(name)
-                buf = d_p.clone() if buf is None else buf.mul_(self.momentum).add_(d_p)
-                self._buffers[name] = buf
-                d_p = buf
-            p.add_(d_p, alpha=-self.lr)
+    return probekit.load_parameters(nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).double(), params)
 
 
 def _plain(value):
-    """The returned value as plain data: a list of floats, or a description of what it is."""
+    """The returned value: a list of floats; anything not a float (the list itself included) opaque."""
     if type(value) is not list:
-        return {"unsupported": f"a {type(value).__name__}"}
-    out = []
-    for v in value:
-        out.append(v if type(v) is float else {"unsupported": f"a {type(v).__name__} ({repr(v)[:60]})"})
-    return out
+        return probekit.opaque(value)
+    return [v if type(v) is float else probekit.opaque(v) for v in value]
 
 
 def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, loss="mse",
@@ -99,7 +52,7 @@ def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, los
         "events": optimizer.events,
         "forward_sizes": forward_sizes,
         "step_grads": optimizer.step_grads,
-        "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+        "params": probekit.parameters(model),
     }
 
 
@@ -133,7 +86,7 @@ def refusal(params, batches, accumulation_steps, *, stale):
             "events": optimizer.events,
             "forward_calls": len(forward_calls),
             "pulled": len(pulled),
-            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
-            "grads": {n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()},
+            "params": probekit.parameters(model),
+            "grads": probekit.gradients(model),
         }
     return {"raised": False}

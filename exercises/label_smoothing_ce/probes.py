@@ -14,12 +14,7 @@ from __future__ import annotations
 import torch
 
 import label_smoothing
-
-
-def _plain(value):
-    if isinstance(value, torch.Tensor):
-        return value.detach()
-    return {"unsupported": f"a {type(value).__name__}"}
+from grader.sandbox.probekit import tensor as _plain
 
 
 def ce(logits, target, grad_out=None, **kwargs):

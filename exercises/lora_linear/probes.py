@@ -15,13 +15,12 @@ import torch
 from torch import nn
 
 import lora
+from grader.sandbox import probekit
 
 
 def _plain(value):
-    """A tensor detached and cloned; anything else described by its type name."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    return None if value is None else f"a {type(value).__name__}"
+    """A tensor detached and cloned, None as it is; anything else opaque."""
+    return None if value is None else probekit.tensor(value)
 
 
 def _base(weight, bias) -> nn.Linear:
@@ -34,18 +33,22 @@ def _base(weight, bias) -> nn.Linear:
     return base
 
 
-def _set(layer, A, B) -> str | None:
-    """Copy A and B into layer.lora_A / layer.lora_B in place; a description of what stopped it, or None."""
+def _layer(weight, bias, r, alpha, A, B):
+    """(base, the candidate's LoRALinear(base, r, alpha) with A and B copied into lora_A / lora_B in place,
+    None), or (None, None, the probe's answer) when the layer holds no tensors of those shapes to copy into."""
+    base = probekit.seeded(_base, weight, bias)
+    layer = lora.LoRALinear(base, r, alpha)
     for name, value in (("lora_A", A), ("lora_B", B)):
         target = getattr(layer, name, None)
         if not isinstance(target, torch.Tensor):
-            return f"layer.{name} is {_plain(target)}, not a tensor"
+            return None, None, {"returned": f"a layer whose {name} is {probekit.describe(target)}, not a tensor"}
         if tuple(target.shape) != tuple(value.shape):
-            return f"layer.{name} has shape {tuple(target.shape)}, expected {tuple(value.shape)}"
+            return None, None, {"returned": f"a layer whose {name} has shape {tuple(target.shape)}, "
+                                            f"expected {tuple(value.shape)}"}
     with torch.no_grad():
         layer.lora_A.copy_(A)
         layer.lora_B.copy_(B)
-    return None
+    return base, layer, None
 
 
 @contextlib.contextmanager
@@ -86,8 +89,7 @@ def lora_build(weight, bias, r, alpha, x):
     values), out (layer(x)) and base_out (base(x)), both under no_grad. Constructed with
     uninitialised memory reading as NaN (an adapter left as ``torch.empty`` shows).
     """
-    torch.manual_seed(0)
-    base = _base(weight, bias)
+    base = probekit.seeded(_base, weight, bias)
     weight_param, bias_param = base.weight, base.bias
     with _uninitialised_memory_is_nan():
         layer = lora.LoRALinear(base, r, alpha)
@@ -115,12 +117,9 @@ def lora_forward(weight, bias, r, alpha, A, B, x, *, grad_out=None, new_weight=N
     are copied into the base's own weight and bias in place afterwards, and
     "out_after" = layer(x) again.
     """
-    torch.manual_seed(0)
-    base = _base(weight, bias)
-    layer = lora.LoRALinear(base, r, alpha)
-    problem = _set(layer, A, B)
+    base, layer, problem = _layer(weight, bias, r, alpha, A, B)
     if problem is not None:
-        return {"set_failed": problem}
+        return problem
     report = {}
     if grad_out is None:
         with torch.no_grad():
@@ -153,12 +152,9 @@ def lora_merge(weight, bias, r, alpha, A, B, x):
     merge(), and out_after_edit = layer(x) after merged's weight and bias were
     changed in place (+1).
     """
-    torch.manual_seed(0)
-    base = _base(weight, bias)
-    layer = lora.LoRALinear(base, r, alpha)
-    problem = _set(layer, A, B)
+    base, layer, problem = _layer(weight, bias, r, alpha, A, B)
     if problem is not None:
-        return {"set_failed": problem}
+        return problem
     with torch.no_grad():
         out_before = _plain(layer(x))
         merged = layer.merge()
@@ -189,11 +185,9 @@ def lora_merged_tensors(weight, bias, r, alpha, A, B):
     For the dtype of the merged layer: merged(x) is not called, so a merged layer in another dtype than
     the base comes back as such instead of failing inside the probe.
     """
-    torch.manual_seed(0)
-    layer = lora.LoRALinear(_base(weight, bias), r, alpha)
-    problem = _set(layer, A, B)
+    _, layer, problem = _layer(weight, bias, r, alpha, A, B)
     if problem is not None:
-        return {"set_failed": problem}
+        return problem
     with torch.no_grad():
         merged = layer.merge()
     return {"weight": _plain(getattr(merged, "weight", None)), "bias": _plain(getattr(merged, "bias", None))}

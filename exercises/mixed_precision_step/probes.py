@@ -1,7 +1,7 @@
 """Probes for the mixed_precision_step exercise. They run INSIDE the sandbox.
 
 The judge sends starting parameters (float32), batches and settings; the probe
-builds the model (``_model``), an SGD optimizer (``RecordingSGD``) and a GradScaler
+builds the model (``_model``), an SGD optimizer (``probekit.RecordingSGD``) and a GradScaler
 (``RecordingScaler``) that log what happens, in order, into one list of events,
 and calls the candidate's amp_train_step once per batch. It can poison a step:
 make the loss inf, or put an inf into one gradient during backward. It returns
@@ -24,6 +24,8 @@ import torch
 from torch import nn
 
 import amp_step
+from grader.sandbox import probekit
+from grader.sandbox.probekit import RecordingSGD
 
 
 def _autocast_state(device_type: str) -> str:
@@ -46,54 +48,12 @@ def _role(value, targets: torch.Tensor) -> str:
 
 def _model(params: dict) -> nn.Module:
     """nn.Sequential(Linear(4, 8), Tanh, Linear(8, 3)), float32, holding ``params``."""
-    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            p.copy_(params[name])
-    return model
+    return probekit.load_parameters(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)), params)
 
 
-class RecordingSGD:
-    """SGD with momentum, updating like torch.optim.SGD; logs its calls and the gradients
-    its step sees. Written out (a ``param_groups`` list, ``zero_grad``, ``step``, which is
-    all GradScaler needs) because constructing a torch optimizer loads torch's compiler
-    machinery, which costs seconds in every grading."""
-
-    def __init__(self, model: nn.Module, events: list, lr: float, momentum: float, device_type: str = "cpu"):
-        self.device_type = device_type
-        self._named = list(model.named_parameters())
-        self.param_groups = [{"params": [p for _, p in self._named], "lr": lr, "momentum": momentum}]
-        self.state: dict = {}
-        self.events = events
-        self.step_grads: list[dict] = []
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        self.events.append("zero_grad")
-        for _, p in self._named:
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.detach_()
-                p.grad.zero_()
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        self.events.append(f"step:{_autocast_state(self.device_type)}")
-        self.step_grads.append({n: None if p.grad is None else p.grad.detach().to("cpu", copy=True)
-                                for n, p in self._named})
-        group = self.param_groups[0]
-        for _, p in self._named:
-            if p.grad is None:
-                continue
-            d_p = p.grad
-            if group["momentum"]:
-                buf = self.state.get(p)
-                buf = d_p.clone() if buf is None else buf.mul_(group["momentum"]).add_(d_p)
-                self.state[p] = buf
-                d_p = buf
-            p.add_(d_p, alpha=-group["lr"])
+def _sgd(model: nn.Module, events: list, lr: float, momentum: float, device_type: str = "cpu") -> RecordingSGD:
+    """A RecordingSGD logging into ``events``, its steps as "step:<autocast dtype or off>"."""
+    return RecordingSGD(model, lr, momentum, events=events, step_event=lambda: f"step:{_autocast_state(device_type)}")
 
 
 class RecordingScaler(torch.amp.GradScaler):
@@ -121,14 +81,11 @@ class RecordingScaler(torch.amp.GradScaler):
 
 
 def _plain(value):
-    """The returned dict as plain data; anything else described."""
+    """The returned dict's loss, skipped and scale; what is not a number or a bool (the dict itself included) opaque."""
     if type(value) is not dict:
-        return {"unsupported": f"a {type(value).__name__}"}
-    out = {}
-    for key in ("loss", "skipped", "scale"):
-        v = value.get(key)
-        out[key] = v if type(v) in (float, bool, int) else {"unsupported": f"a {type(v).__name__} ({repr(v)[:60]})"}
-    return out
+        return probekit.opaque(value)
+    return {key: v if type(v) in (float, bool, int) else probekit.opaque(v)
+            for key, v in ((key, value.get(key)) for key in ("loss", "skipped", "scale"))}
 
 
 def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_interval=2000,
@@ -145,7 +102,7 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
         for name, p in model.named_parameters():
             p.grad = stale[name].to(device, copy=True)
     events: list[str] = []
-    optimizer = RecordingSGD(model, events, lr, momentum, device_type)
+    optimizer = _sgd(model, events, lr, momentum, device_type)
     scaler = RecordingScaler(events, device_type, init_scale=init_scale, growth_interval=growth_interval)
     poison = poison or {}
     current = {"poison": None, "targets": None}
@@ -184,7 +141,7 @@ def amp_run(params, batches, *, lr=0.1, momentum=0.0, init_scale=1024.0, growth_
             "events": list(events),
             "loss_args": [list(a) for a in loss_args],
             "step_grads": optimizer.step_grads,
-            "params": {n: p.detach().to("cpu", copy=True) for n, p in model.named_parameters()},
+            "params": probekit.parameters(model),
             "devices": {n: p.device.type for n, p in model.named_parameters()},
             "scale": float(scaler.get_scale()),
         })
@@ -196,7 +153,7 @@ def amp_error(max_grad_norm, device_type):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
     events: list[str] = []
-    optimizer = RecordingSGD(model, events, 0.1, 0.0)
+    optimizer = _sgd(model, events, 0.1, 0.0)
     scaler = RecordingScaler(events, init_scale=1024.0)
     batch = (torch.randn(2, 4), torch.randn(2, 3))
     amp_step.amp_train_step(model, optimizer, scaler, batch, nn.MSELoss(),
@@ -214,7 +171,7 @@ def amp_refusal(params, stale, max_grad_norm, device_type):
     for name, p in model.named_parameters():
         p.grad = stale[name].clone()
     events: list[str] = []
-    optimizer = RecordingSGD(model, events, 0.1, 0.0)
+    optimizer = _sgd(model, events, 0.1, 0.0)
     scaler = RecordingScaler(events, init_scale=1024.0)
     model.register_forward_pre_hook(lambda module, args: events.append("forward"))
     mse = nn.MSELoss()
@@ -231,8 +188,8 @@ def amp_refusal(params, stale, max_grad_norm, device_type):
         return {
             "raised": True,
             "events": list(events),
-            "params": {n: p.detach().clone() for n, p in model.named_parameters()},
-            "grads": {n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()},
+            "params": probekit.parameters(model),
+            "grads": probekit.gradients(model),
             "scale": float(scaler.get_scale()),
         }
     return {"raised": False}

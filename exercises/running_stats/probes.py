@@ -17,20 +17,13 @@ import torch
 from torch import nn
 
 import running_stats
-
-STATS = ("running_mean", "running_var", "num_batches_tracked")
-
-
-def _plain(value):
-    """Tensors detached and cloned (the judge sees values, never graphs); anything else described."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    return {"unsupported": f"a {type(value).__name__}"}
+from grader.sandbox import probekit
+from grader.sandbox.probekit import tensor as _plain
+from shared import STATS, prepared
 
 
 def _build(num_features, kwargs, seed=0):
-    torch.manual_seed(seed)
-    return running_stats.RunningNorm(num_features, **kwargs)
+    return probekit.seeded(running_stats.RunningNorm, num_features, seed=seed, **kwargs)
 
 
 def _stats(m) -> dict:
@@ -63,9 +56,7 @@ def describe(num_features, kwargs=None):
 def drive(num_features, kwargs, steps, *, weight=None, bias=None, dtype=None, load=None):
     """Build RunningNorm(num_features, **kwargs) and run ``steps`` through it.
 
-    In this order: ``.to(dtype)`` when dtype is given; ``load_state_dict(load,
-    strict=True)`` when load is given; weight and bias copied into the module's
-    parameters (no_grad) when given. steps: [[mode, x, grad_out or None], ...]
+    The module is ``shared.prepared`` (dtype, load, weight and bias, in that order) first. steps: [[mode, x, grad_out or None], ...]
     with mode "train" or "eval": the module is put in that mode, out = m(x), and
     with grad_out, sum(out * grad_out).backward() (gradients of x, weight, bias
     recorded, then cleared).
@@ -73,16 +64,7 @@ def drive(num_features, kwargs, steps, *, weight=None, bias=None, dtype=None, lo
     Returns {"steps": [{"out", "stats", "grads"}...], "state_dict": ...,
     "parameters": [names]} (the last two after every step).
     """
-    m = _build(num_features, kwargs)
-    if dtype is not None:
-        m = m.to(dtype)
-    if load is not None:
-        m.load_state_dict(load, strict=True)
-    with torch.no_grad():
-        if weight is not None:
-            m.weight.copy_(weight)
-        if bias is not None:
-            m.bias.copy_(bias)
+    m = prepared(_build(num_features, kwargs), weight=weight, bias=bias, dtype=dtype, load=load)
     trace = []
     for mode, x, grad_out in steps:
         m.train(mode == "train")

@@ -12,7 +12,9 @@ The check kit, what an exercise's checks import (``from grader.judge import ...`
 - strategies: ``seeds``, ``shapes``;
 - statistics: ``expect_fits`` (a sample's Kolmogorov-Smirnov distance from a law, under
   the threshold for its size), ``ks_uniform``, ``ks_normal``, ``ks_threshold``;
-- ``weights_only_refusal`` (why torch.load(weights_only=True) refused), ``Opaque``;
+- ``weights_only_refusal`` (why torch.load(weights_only=True) refused), ``Opaque`` (a value that
+  came back as a description: an object that is not plain data, or what a probe marked with
+  ``probekit.opaque`` as not what the contract promised);
 
 and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides, which
 also lets checks import the ``_<exercise>_helpers.py`` beside them by name.

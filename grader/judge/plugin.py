@@ -82,17 +82,27 @@ def _infer_exercise(config) -> Exercise:
     raise pytest.UsageError("--grader-exercise not given and no exercise.toml above the checks")
 
 
-def importable(checks_dir: Path) -> None:
-    """Let the checks import the modules beside them (``_<exercise>_helpers.py``) by their bare name.
+def importable(checks_dir: Path, shared: Path | None = None) -> None:
+    """Let the checks import the modules beside them (``_<exercise>_helpers.py``) by their bare name,
+    and the exercise's ``shared.py`` (code the probes use too) as ``shared``.
 
     The plugin does it, so that no exercise carries a ``conftest.py`` that only says so,
     and it holds in every pytest import mode (``importlib`` puts nothing on ``sys.path``).
     A judge is a process of its own per grading: one exercise's folder never reaches
     another's checks, and a helper named after its exercise cannot shadow a real module.
+    ``shared.py`` is loaded from its file, never by putting the exercise's folder on
+    ``sys.path``: that folder holds the stub, which the judge must never import.
     """
     folder = str(checks_dir.resolve())
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    if shared is not None and "shared" not in sys.modules:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("shared", shared.resolve())
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["shared"] = module
+        spec.loader.exec_module(module)
 
 
 class GraderPlugin:
@@ -101,7 +111,7 @@ class GraderPlugin:
 
         self.config = config
         self.exercise = _infer_exercise(config)
-        importable(self.exercise.checks_dir)
+        importable(self.exercise.checks_dir, self.exercise.shared)
         self.events_path = config.getoption("grader_events")
         self.specs: dict[str, CheckSpec] = {}
         self.phases: dict[str, dict] = {}

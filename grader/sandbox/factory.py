@@ -26,7 +26,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
-                   dest=workdir / "stage")
+                   dest=workdir / "stage", shared=exercise.shared)
     forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":

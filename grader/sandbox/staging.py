@@ -1,4 +1,4 @@
-"""Stage the only files a sandbox may see: the worker, the protocol, the probes, the submission.
+"""Stage the only files a sandbox may see: the worker and its kit, the protocol, the probes, the submission.
 
 Everything is copied into a fresh folder (so the candidate's own file is never
 touched, and is mounted read-only) with this layout, which is also what the
@@ -8,8 +8,14 @@ container sees under ``/sandbox``::
     lib/grader/protocol.py
     lib/grader/sandbox/__init__.py    empty
     lib/grader/sandbox/worker.py
+    lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
     probes/probes.py
+    probes/shared.py                  the exercise's shared.py, when it has one
     submission/<module>.py            the candidate's file, under the exercise's name
+
+``shared.py`` is code an exercise's probes and checks both use (a model the checks
+compute with and the probes build): it is written for the sandbox to read, like
+probes.py, and imports as ``shared`` there.
 
 Hidden checks, solutions and mutants are never staged: there is no code path
 here that could copy them.
@@ -37,15 +43,17 @@ class Staged:
     submission_dir = property(lambda self: self.root / "submission")
 
 
-def stage(*, probes: Path, submission: Path, module_name: str, dest: Path) -> Staged:
-    """Copy the four allowed parts into ``dest`` (which must be empty or absent)."""
+def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, shared: Path | None = None) -> Staged:
+    """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py."""
     dest.mkdir(parents=True, exist_ok=True)
     files = {
         "lib/grader/__init__.py": None,
         "lib/grader/protocol.py": _PACKAGE / "protocol.py",
         "lib/grader/sandbox/__init__.py": None,
         "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+        "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
         "probes/probes.py": probes,
+        **({"probes/shared.py": shared} if shared is not None else {}),
         f"submission/{module_name}.py": submission,
     }
     for rel, src in files.items():

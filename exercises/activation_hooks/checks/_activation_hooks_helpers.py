@@ -1,7 +1,7 @@
 """Judge-side helpers for the activation_hooks checks: the models, weights, reference captures.
 
-The architectures are those of probes.py (the judge cannot import the probes: they
-import the candidate). The judge draws the weights, sends them in as a state_dict,
+The architectures are shared.py's, which the probes build too (the judge cannot import
+the probes: they import the candidate). The judge draws the weights, sends them in as a state_dict,
 and computes what every named layer returns with its own hooks on its own copy.
 """
 
@@ -10,44 +10,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from grader.judge import Tolerance, Tolerances, expect_close, expect_tensor
+from grader.judge import Opaque, Tolerance, Tolerances, expect_close, expect_tensor
+from shared import ARCHS
 
 #: Tiny layers (at most 6 features): float32 rounding stays ~1e-7, so 1e-6 tells any real difference.
 TOL = Tolerances(float32=Tolerance(atol=1e-6, rtol=1e-6))
 
 
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.encoder = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 5))
-        self.head = nn.Linear(5, 3)
-        self.unused = nn.Linear(5, 5)
-
-    def forward(self, x):
-        return self.head(torch.relu(self.encoder(x)))
-
-
-class Pair(nn.Module):
-    def forward(self, h):
-        return h * 2, (h + 1, h.sum(-1))
-
-
-class TupleNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.proj = nn.Linear(4, 4)
-        self.pair = Pair()
-
-    def forward(self, x):
-        a, (b, s) = self.pair(self.proj(x))
-        return a + b + s.unsqueeze(-1)
-
-
-ARCHS = {
-    "net": Net,
-    "inplace": lambda: nn.Sequential(nn.Linear(4, 5), nn.ReLU(inplace=True), nn.Linear(5, 3)),
-    "tuple": TupleNet,
-}
 #: Names every layer of "net" that forward runs (nested ones included), in no particular order.
 NET_LAYERS = ["encoder", "encoder.0", "encoder.1", "encoder.2", "head"]
 
@@ -118,7 +87,7 @@ def check_detached(got, where: str) -> None:
 
 def check_activations(got, want: dict, where: str) -> None:
     """Exactly the expected names, each with the expected value."""
-    if not isinstance(got, dict) or "unsupported" in got:
+    if not isinstance(got, dict):
         raise AssertionError(f"{where}: activations must be a dict, got {_kind(got)}")
     if sorted(got) != sorted(want):
         raise AssertionError(f"{where}: activations must have the keys {sorted(want)}, got {sorted(got)}")
@@ -140,7 +109,7 @@ def _kind(value) -> str:
         for key in ("tensor", "tuple", "list"):
             if key in value:
                 return f"a {key}"
-        if "unsupported" in value:
-            return value["unsupported"]
         return "a dict"
+    if isinstance(value, Opaque):  # what the probe could not send as it is: a type name and a repr
+        return f"a {value.type_name}"
     return repr(value)[:80]

@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 from torch.utils.data import DistributedSampler
 
 from grader.judge import CandidateError, Tolerance, expect_close, expect_returned, expect_tensor
+from shared import LOSSES, build, make_optimizer
 
 #: A correct float32 implementation is far inside this for these sizes (values
 #: O(1), at most 4 ranks of 4 samples, 3 steps: rounding error ~1e-7); a gradient
@@ -32,27 +33,6 @@ WORLDS = ((1, 4), (2, 3), (3, 1), (4, 2))
 PARAM_NAMES = ("body.weight", "body.bias", "head.weight", "head.bias", "scale", "spare")
 
 
-# ------------------------------------------------------------------ the model
-
-
-class Net(nn.Module):
-    """The model the probes build in every rank (probes.py: _Net); keep the two identical.
-
-    ``scale`` is a 0-d parameter; ``spare`` is in no forward pass, so its
-    gradient stays None.
-    """
-
-    def __init__(self, d_in: int, hidden: int, d_out: int):
-        super().__init__()
-        self.body = nn.Linear(d_in, hidden)
-        self.head = nn.Linear(hidden, d_out)
-        self.scale = nn.Parameter(torch.ones(()))
-        self.spare = nn.Parameter(torch.zeros(2))
-
-    def forward(self, x):
-        return self.head(torch.tanh(self.body(x))) * self.scale
-
-
 def initial_params(dims, g: torch.Generator) -> dict[str, Tensor]:
     d_in, hidden, d_out = dims
     return {
@@ -63,26 +43,6 @@ def initial_params(dims, g: torch.Generator) -> dict[str, Tensor]:
         "scale": 1.0 + 0.2 * torch.randn((), generator=g),
         "spare": torch.randn(2, generator=g),
     }
-
-
-def build(scenario: dict) -> nn.Module:
-    model = Net(*scenario["dims"])
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            p.copy_(scenario["params"][name])
-    for name, p in model.named_parameters():
-        if name in scenario.get("frozen", []):
-            p.requires_grad_(False)
-    return model
-
-
-def make_optimizer(spec: dict, params):
-    if spec["name"] == "sgd":
-        return torch.optim.SGD(params, lr=spec["lr"], momentum=spec.get("momentum", 0.0))
-    return torch.optim.Adam(params, lr=spec["lr"])
-
-
-LOSSES = {"mse": nn.MSELoss, "cross_entropy": nn.CrossEntropyLoss}
 
 
 # ------------------------------------------------------------------ scenarios

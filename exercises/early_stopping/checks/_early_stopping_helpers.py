@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import torch
 from hypothesis import strategies as st
 
+from grader.judge import Opaque
+
 NAN = float("nan")
 
 #: The state_dict of the probes' model, nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)).
@@ -121,15 +123,19 @@ def _same(name: str, got, want) -> bool:
     return got == want
 
 
+#: An attribute the probe found missing on the candidate's object (it leaves it out of the state).
+_MISSING = Opaque("missing attribute", "not set on the object")
+
+
 def _shown(value) -> str:
-    if isinstance(value, dict) and "unsupported" in value:
-        return value["unsupported"]
+    if isinstance(value, Opaque):  # what the probe could not send as it is
+        return f"a {value.type_name} ({value.repr:.80})"
     return repr(value)
 
 
 def compare_state(got: dict, want: dict, where: str, context: str) -> None:
     for name, expected in want.items():
-        value = got.get(name, {"unsupported": "missing"})
+        value = got.get(name, _MISSING)
         if not _same(name, value, expected):
             kind = _KINDS[name][1]
             what = "step() returned" if name == "returned" else name

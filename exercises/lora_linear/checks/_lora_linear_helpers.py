@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from hypothesis import strategies as st
 from torch import Tensor
 
-from grader.judge import Tolerances, call, expect_close, expect_tensor, seeds, shapes
+from grader.judge import Tolerances, call, expect_close, expect_returned, expect_tensor, seeds, shapes
 
 #: The presets: values O(1), at most 6 features and rank 4, float32 rounding stays far below them.
 TOL = Tolerances()
@@ -106,11 +106,9 @@ def merged_weight(t: dict, case: Case) -> Tensor:
 
 def call_lora(sandbox, probe: str, *args, **kwargs) -> dict:
     """``call``, for the probes that set A and B; fails clearly when they could not be set."""
-    result = call(sandbox, probe, *args, **kwargs)
-    if "set_failed" in result:
-        raise AssertionError(f"could not copy the chosen values into lora_A and lora_B: {result['set_failed']} "
-                             "(lora_A is (r, in_features), lora_B is (out_features, r))")
-    return result
+    return expect_returned(call(sandbox, probe, *args, **kwargs), function="LoRALinear(base, r, alpha)",
+                           returns="a layer holding lora_A (r, in_features) and lora_B (out_features, r) tensors "
+                                   "(the checks copy their chosen values into them)")
 
 
 def output(value, case: Case, what: str, dtype=torch.float32) -> Tensor:

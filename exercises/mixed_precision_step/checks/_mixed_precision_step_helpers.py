@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from grader.judge import expect_bounded, expect_scalar, expect_tensor, first_difference
+from grader.judge import Opaque, expect_bounded, expect_scalar, expect_tensor, first_difference
 
 #: The probes' model: Sequential(Linear(4, 8), Tanh, Linear(8, 3)).
 PARAMS = {"0.weight": (8, 4), "0.bias": (8,), "2.weight": (3, 8), "2.bias": (3,)}
@@ -189,11 +189,11 @@ def check_returned(calls: list, case: Case, ref: list[RefStep], rel: float = REL
     for i, (call, want) in enumerate(zip(calls, ref)):
         r = call["returned"]
         where = f"{case.describe()}: step {i} returned"
-        if "unsupported" in r:
-            raise AssertionError(f"{where} {r['unsupported']}, expected a dict with loss, skipped and scale")
+        if isinstance(r, Opaque):  # what the probe could not send as it is
+            raise AssertionError(f"{where} a {r.type_name}, expected a dict with loss, skipped and scale")
         for key, kinds in (("loss", (float,)), ("skipped", (bool,)), ("scale", (float, int))):
-            if isinstance(r[key], dict) or type(r[key]) not in kinds:
-                got = r[key]["unsupported"] if isinstance(r[key], dict) else type(r[key]).__name__
+            if type(r[key]) not in kinds:
+                got = f"a {r[key].type_name} ({r[key].repr:.60})" if isinstance(r[key], Opaque) else type(r[key]).__name__
                 raise AssertionError(f"{where} {key} as {got}, expected a Python {kinds[0].__name__}")
         if r["skipped"] is not want.skipped:
             raise AssertionError(f"{where} skipped={r['skipped']}, expected {want.skipped}")

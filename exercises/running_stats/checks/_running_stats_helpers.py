@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from torch import nn
 
 from grader.judge import Tolerances, call, expect_close, expect_tensor, seeds
+from shared import STATS, prepared
 
 #: The presets: at most 6 rows and 4 features per batch, values O(1).
 TOL = Tolerances()
-STATS = ("running_mean", "running_var", "num_batches_tracked")
 KEYS = sorted(["weight", "bias", *STATS])
 
 #: The signature's defaults, as the README states them (RunningNorm(C) == BatchNorm1d(C, momentum=0.1, eps=1e-5)).
@@ -83,16 +83,8 @@ def cases(draw, *, max_steps: int = 3) -> Case:
 
 def reference(case: Case, steps, *, weight=None, bias=None, dtype=None, load=None) -> dict:
     """nn.BatchNorm1d driven like probes.drive; the same structure back."""
-    bn = nn.BatchNorm1d(case.features, momentum=case.momentum, eps=case.eps)
-    if dtype is not None:
-        bn = bn.to(dtype)
-    if load is not None:
-        bn.load_state_dict(load, strict=True)
-    with torch.no_grad():
-        if weight is not None:
-            bn.weight.copy_(weight)
-        if bias is not None:
-            bn.bias.copy_(bias)
+    bn = prepared(nn.BatchNorm1d(case.features, momentum=case.momentum, eps=case.eps),
+                  weight=weight, bias=bias, dtype=dtype, load=load)
     trace = []
     for mode, x, grad_out in steps:
         bn.train(mode == "train")

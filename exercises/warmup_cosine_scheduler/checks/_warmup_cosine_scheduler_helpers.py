@@ -11,7 +11,7 @@ import math
 
 from hypothesis import strategies as st
 
-from grader.judge import Tolerance, expect_scalar
+from grader.judge import Opaque, Tolerance, expect_scalar
 
 #: Python floats (float64) from a cosine of at most a few terms: off by ~1e-16 relative.
 TOL = Tolerance(atol=1e-12, rtol=1e-9)
@@ -37,8 +37,8 @@ def describe(base_lrs, warmup: int, total: int, min_lr: float) -> str:
 
 
 def _shown(value) -> str:
-    if isinstance(value, dict) and "unsupported" in value:
-        return value["unsupported"]
+    if isinstance(value, Opaque):  # what the probe could not send as it is
+        return f"a {value.type_name} ({value.repr:.60})"
     return repr(value)
 
 

@@ -85,10 +85,16 @@ def check_detached(got, where: str) -> None:
                              f"{got['requires_grad']}, grad_fn={got['grad_fn']}): store it detached")
 
 
-def check_activations(got, want: dict, where: str) -> None:
-    """Exactly the expected names, each with the expected value."""
+def check_activations_dict(got, where: str) -> dict:
+    """``activations`` is a dict (anything else fails here, before a check reads it as one)."""
     if not isinstance(got, dict):
         raise AssertionError(f"{where}: activations must be a dict, got {_kind(got)}")
+    return got
+
+
+def check_activations(got, want: dict, where: str) -> None:
+    """Exactly the expected names, each with the expected value."""
+    check_activations_dict(got, where)
     if sorted(got) != sorted(want):
         raise AssertionError(f"{where}: activations must have the keys {sorted(want)}, got {sorted(got)}")
     for name, value in want.items():

@@ -13,6 +13,7 @@ from _activation_hooks_helpers import (
     NET_LAYERS,
     TOL,
     check_activations,
+    check_activations_dict,
     check_detached,
     check_no_hooks_left,
     inputs,
@@ -66,9 +67,10 @@ def test_captures_named_layers(sandbox, seed, names, rows):
 def test_captured_tensors_are_detached(sandbox, seed, names):
     """Captured tensors are detached: requires_grad is False and grad_fn is None"""
     result, _, _ = _capture(sandbox, "net", seed, names, [2])
-    for name, value in result["snapshots"][0].items():
+    snapshot = check_activations_dict(result["snapshots"][0], "inside the block")
+    for name, value in snapshot.items():
         check_detached(value, f"activations[{name!r}]")
-    if not result["snapshots"][0]:
+    if not snapshot:
         raise AssertionError(f"nothing was captured for layer_names={names}")
 
 

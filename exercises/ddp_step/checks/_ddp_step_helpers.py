@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import DistributedSampler
 
-from grader.judge import CandidateError, Tolerance, expect_close, expect_returned, expect_tensor
+from grader.judge import CandidateError, ProtocolViolation, Tolerance, expect_close, expect_returned, expect_tensor
 from shared import LOSSES, build, make_optimizer
 
 #: A correct float32 implementation is far inside this for these sizes (values
@@ -243,17 +243,19 @@ def _raise_first_failure(ranks: list[dict], where: str) -> None:
               any(k in rep for k in _FATES)]
     context = f"rank {rank}, {where}" + (f"; {'; '.join(others)}" if others else "")
     if "candidate_error" in report:
-        error = dict(report["candidate_error"])
-        error["message"] = f"{error['message']} ({context})"
-        raise CandidateError("ddp_run", error)
+        error = CandidateError("ddp_run", report["candidate_error"]).record  # validated: forged is a protocol failure
+        raise CandidateError("ddp_run", error.model_copy(update={"message": f"{error.message} ({context})"}))
     fate = next(k for k in _FATES if k in report)
     raise AssertionError(f"{where}: {report[fate]}" + (f" ({'; '.join(others)})" if others else ""))
 
 
 def _fate_text(report: dict) -> str:
     if "candidate_error" in report:
-        error = report["candidate_error"]
-        return f"raised {error['type']}: {error['message'][:120]}"
+        try:
+            error = CandidateError("ddp_run", report["candidate_error"])
+        except ProtocolViolation as e:
+            return f"sent a malformed error record ({e})"
+        return f"raised {error.type_name}: {error.message[:120]}"
     fate = next(k for k in _FATES if k in report)
     return {"crashed": "crashed", "hung": "hung", "stopped": "stopped while waiting", "error": "failed"}[fate]
 

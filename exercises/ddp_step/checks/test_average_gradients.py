@@ -1,6 +1,6 @@
 """Checks for average_gradients(model), on real gloo process groups of 1 to 4 ranks.
 
-Every rank builds the same model (shared.py: _Net) with the same parameters and
+Every rank builds the same model (shared.py: Net) with the same parameters and
 its own gradients; the judge knows every rank's gradients, so it knows their mean.
 """
 

@@ -93,3 +93,10 @@ def test_a_layer_that_refuses_an_int_alpha_loses_the_int_alpha_check_only(tmp_pa
 def test_a_merge_in_the_default_dtype_loses_the_merge_dtype_check_only(tmp_path):
     """lora_linear: merge()'s "same dtype" was only seen with a float32 base, where the default is right."""
     _only_failure("lora_linear", "merge_in_default_dtype.py", "lora.py", "test_merge_keeps_the_base_dtype", tmp_path)
+
+
+def test_a_merge_that_needs_no_grad_loses_the_autograd_on_check_only(tmp_path):
+    """lora_linear: every probe called merge() under no_grad, so one that raises with autograd on (as the README's
+    example calls it) got full marks (mutation run, drop_decorator@32:5)."""
+    _only_failure("lora_linear", "merge_outside_no_grad_fails.py", "lora.py", "test_merge_works_with_autograd_on",
+                  tmp_path)

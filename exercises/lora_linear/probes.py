@@ -179,15 +179,16 @@ def lora_merge(weight, bias, r, alpha, A, B, x):
     return report
 
 
-def lora_merged_tensors(weight, bias, r, alpha, A, B):
+def lora_merged_tensors(weight, bias, r, alpha, A, B, *, grad_enabled=False):
     """Set A and B, then merged = layer.merge(): its weight and bias (None when it has none), nothing run.
 
     For the dtype of the merged layer: merged(x) is not called, so a merged layer in another dtype than
-    the base comes back as such instead of failing inside the probe.
+    the base comes back as such instead of failing inside the probe. merge() runs under torch.no_grad(),
+    or with autograd on when ``grad_enabled`` (as the README's example calls it).
     """
     _, layer, problem = _layer(weight, bias, r, alpha, A, B)
     if problem is not None:
         return problem
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad_enabled):
         merged = layer.merge()
     return {"weight": _plain(getattr(merged, "weight", None)), "bias": _plain(getattr(merged, "bias", None))}

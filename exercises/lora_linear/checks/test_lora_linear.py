@@ -23,7 +23,7 @@ from _lora_linear_helpers import (
     reference,
     reference_grads,
 )
-from grader.judge import CandidateError, candidate_raises, expect_gradient, expect_tensor
+from grader.judge import CandidateError, call, candidate_raises, expect_gradient, expect_tensor
 
 
 def _build(sandbox, case: Case) -> tuple[dict, dict]:
@@ -271,3 +271,26 @@ def test_merge_leaves_the_layer_unchanged(sandbox, case):
     close(output(result["out_after"], case, "layer(x) after merge()"), want, "layer(x) after merge()", case)
     close(output(result["out_after_edit"], case, "layer(x) after editing the merged layer"), want,
           "layer(x) after the merged layer's weight and bias were changed in place", case)
+
+
+@pytest.mark.points(1)
+@given(case=cases())
+@example(case=PLAIN)
+@example(case=NO_BIAS)
+def test_merge_works_with_autograd_on(sandbox, case):
+    """merge() also works with autograd on, as in the README's example, and gives what it gives under no_grad"""
+    t = case.tensors()
+    args = (t["weight"], t["bias"], case.r, case.alpha, t["A"], t["B"])
+    quiet = call_lora(sandbox, "lora_merged_tensors", *args)
+    try:
+        loud = call_lora(sandbox, "lora_merged_tensors", *args, grad_enabled=True)
+    except CandidateError as e:
+        raise AssertionError(f"{case.describe()}: merge() called with autograd on (as in the README's example, "
+                             f"not under torch.no_grad()) raised {e}; build the merged weights under "
+                             "torch.no_grad() inside merge(), or from detached tensors") from None
+    for name in ("weight", "bias"):
+        want = quiet[name]
+        if type(want) is not torch.Tensor:
+            continue  # what merge() must hold there is test_merge_gives_an_equivalent_linear's rule
+        got = expect_tensor(loud[name], finite=False, name=f"merge()'s {name} with autograd on")
+        close(got, want, f"merge()'s {name} with autograd on must equal the one under torch.no_grad()", case)

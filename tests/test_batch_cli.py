@@ -36,8 +36,8 @@ def make_submissions(root: Path) -> Path:
     return root
 
 
-#: Graded last (candidates go in name order, one at a time): every call outlasts the test, so the batch is
-#: surely still running when the test stops it, however busy the machine.
+#: Graded last (candidates go in name order, one at a time): every call sleeps past its deadline (20 s for
+#: the first), so the batch is surely still running when the test stops it, however busy the machine.
 SLEEPER = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
 
 
@@ -48,8 +48,8 @@ def with_sleeper(subs: Path) -> Path:
 
 
 def patient_root(tmp_path: Path) -> Path:
-    """An exercise root whose toy lets a call run 600 s, so the sleeper's grading lasts until stopped."""
-    toy_with_deadlines(tmp_path / "root" / "toy", call_timeout_s=600, grading_timeout_s=900)
+    """An exercise root whose toy lets a call run 20 s, so the sleeper's grading outlasts the test's reaction."""
+    toy_with_deadlines(tmp_path / "root" / "toy", call_timeout_s=20, grading_timeout_s=300)
     return tmp_path / "root"
 
 
@@ -171,7 +171,7 @@ def test_ctrl_c_stops_the_batch_keeps_what_is_stored_and_leaves_nothing_running(
     _, proc, started = _batch_with_one_result_stored(subs, out, patient_root(tmp_path), stderr=subprocess.PIPE,
                                                      text=True)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Run the same command again" in " ".join(err.split())
     # the server sees its pipe close as the batch exits

@@ -256,9 +256,9 @@ def test_grad_accumulation_loss_check_fails_a_non_finite_loss(load_checks, loss)
     helpers = load_checks("grad_accumulation", "_grad_accumulation_helpers")
     case = helpers.Case(sizes=(2, 2, 2, 2, 2), k=2, seed=4)
     right = helpers.reference(case).losses
-    helpers.check_losses({"returned": list(right)}, case)
+    helpers.check_losses({"losses": list(right)}, case)
     with pytest.raises(AssertionError, match=r"loss 0: expected a finite float close to .*, got (nan|inf)"):
-        helpers.check_losses({"returned": [loss] * len(right)}, case)
+        helpers.check_losses({"losses": [loss] * len(right)}, case)
 
 
 class _FakeDdpSandbox:

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 import checkpoint
+from grader.sandbox import probekit
 
 N_DATA, BATCH = 16, 4
 
@@ -207,7 +208,7 @@ def failing_save():
         try:
             checkpoint.save_checkpoint(path, bad, opt, sched, 2, 8)
         except Exception as e:
-            raised = type(e).__name__
+            raised = probekit.raised(e)
         files = sorted(os.listdir(d))
         digest = _digest(path) if os.path.exists(path) else None
         info = None
@@ -234,7 +235,7 @@ def pickled_code():
             model, opt, sched = _build("sgd")
             checkpoint.load_checkpoint(path, model, opt, sched)
         except Exception as e:
-            raised = [c.__name__ for c in type(e).__mro__]
+            raised = probekit.raised(e)
         return {"raised": raised, "code_ran": os.path.exists(marker)}
 
 

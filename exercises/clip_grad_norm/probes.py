@@ -2,7 +2,7 @@
 
 A probe builds parameters from plain data (gradients as CPU tensors, None for a
 parameter without one), calls the candidate's clip_grad_norm and returns plain data:
-the returned value, every .grad afterwards, and whether each .grad is still the same
+the returned total, every .grad afterwards, and whether each .grad is still the same
 tensor object. Probes never judge anything; the hidden checks compare with
 torch.nn.utils.clip_grad_norm_ judge-side (the probes never call it: it is forbidden
 here, and the worker charges any call of it while a probe runs).
@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 
 import clip_grad
+from grader.sandbox import probekit
 
 _UNSET = object()
 
@@ -31,7 +32,7 @@ def clip(grads, max_norm, norm_type=_UNSET, eps=_UNSET, *, pass_as="list"):
     """clip_grad_norm(params, max_norm[, norm_type][, eps]), params passed as a list, a
     tuple, a generator or (pass_as="tensor", one gradient) a single tensor.
 
-    Returns {"returned", "grads": [tensor or None], "same_object": [bool or None]}.
+    Returns {"total": the returned value (a tensor, else opaque), "grads": [tensor or None], "same_object": [bool or None]}.
     """
     params = _parameters(grads)
     before = [p.grad for p in params]
@@ -44,7 +45,7 @@ def clip(grads, max_norm, norm_type=_UNSET, eps=_UNSET, *, pass_as="list"):
                 "tensor": lambda: params[0]}[pass_as]()
     returned = clip_grad.clip_grad_norm(argument, max_norm, **kwargs)
     return {
-        "returned": returned.detach() if isinstance(returned, torch.Tensor) else returned,
+        "total": probekit.tensor(returned),
         "grads": [None if p.grad is None else p.grad.detach().clone() for p in params],
         "same_object": [None if b is None else p.grad is b for p, b in zip(params, before)],
     }

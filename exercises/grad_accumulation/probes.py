@@ -3,7 +3,7 @@
 The judge sends the starting parameters and the micro-batches (float64 tensors);
 the probe builds the model (``_model``), an SGD optimizer that records its calls
 (``probekit.RecordingSGD``, the update of torch.optim.SGD) and runs the candidate's train_with_accumulation. It returns
-plain data: the value returned, the optimizer's calls in order, the gradients the
+plain data: the losses returned (``losses``), the optimizer's calls in order, the gradients the
 optimizer saw at each step and the parameters at the end. Probes never judge.
 """
 
@@ -48,7 +48,7 @@ def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, los
     source = (pair for pair in pairs) if generator else pairs
     returned = grad_accum.train_with_accumulation(model, optimizer, loss_fn, source, accumulation_steps)
     return {
-        "returned": _plain(returned),
+        "losses": _plain(returned),
         "events": optimizer.events,
         "forward_sizes": forward_sizes,
         "step_grads": optimizer.step_grads,

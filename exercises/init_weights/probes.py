@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 import init_weights
+from grader.sandbox import probekit
 
 
 class Gate(nn.Module):
@@ -83,8 +84,7 @@ def init_zoo(seed, *, preset=None, via="apply", build_seed=0, bias_free=False):
     "apply"), "same_parameters": the parameters are the same objects, with the same
     requires_grad, as before}.
     """
-    torch.manual_seed(build_seed)
-    model = _bias_free() if bias_free else _zoo()
+    model = probekit.seeded(_bias_free if bias_free else _zoo, seed=build_seed)
     _preset(model, preset)
     before = _identity(model)
     returned_model = None

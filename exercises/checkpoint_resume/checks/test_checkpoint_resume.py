@@ -145,7 +145,7 @@ def test_atomic_write(sandbox):
                              "must propagate")
     if result["after"] != result["before"]:
         state = "gone" if result["after"] is None else "changed"
-        raise AssertionError(f"a save that raised ({result['raised']}) left the previous checkpoint {state}: write "
+        raise AssertionError(f"a save that raised ({result['raised']['type']}) left the previous checkpoint {state}: write "
                              f"a temporary file in the same folder, then os.replace it over the path")
     if result["files"] != ["ckpt.pt"]:
         raise AssertionError(f"after a save that raised, the folder holds {result['files']}; the temporary "
@@ -164,6 +164,6 @@ def test_refuses_pickled_code(sandbox):
     raised = result["raised"]
     if raised is None:
         raise AssertionError("load_checkpoint accepted a file holding a pickled object; it must raise")
-    if "UnpicklingError" not in raised:
-        raise AssertionError(f"load_checkpoint raised {raised[0]} on a file holding a pickled object; expected "
+    if "UnpicklingError" not in raised["qualnames"]:
+        raise AssertionError(f"load_checkpoint raised {raised['type']} on a file holding a pickled object; expected "
                              f"the pickle.UnpicklingError that torch.load(path, weights_only=True) raises")

@@ -111,7 +111,7 @@ def check(sandbox, case: GradCase, max_norm: float, norm_type=2.0, eps=None, *, 
     want_total, want_grads = reference(grads, max_norm, norm_type, DEFAULT_EPS if eps is None else eps)
     call = describe(case, max_norm, norm_type, eps, pass_as)
     if what in ("all", "total"):
-        got = expect_tensor(result["returned"], shape=(), dtype=want_total.dtype, name=f"the value returned by {call}")
+        got = expect_tensor(result["total"], shape=(), dtype=want_total.dtype, name=f"the value returned by {call}")
         expect_close(got, want_total, f"the total norm returned by {call} (the norm before clipping)", tol=TOL)
     if what in ("all", "grads"):
         check_grads(result, grads, want_grads, call)

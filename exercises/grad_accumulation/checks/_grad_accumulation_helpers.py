@@ -166,7 +166,7 @@ def check_params(result: dict, case: Case) -> None:
 
 
 def check_losses(result: dict, case: Case) -> None:
-    returned = result["returned"]
+    returned = result["losses"]
     if isinstance(returned, Opaque):  # what the probe could not send as it is
         raise AssertionError(f"{case.describe()}: must return a list of Python floats, returned "
                              f"a {returned.type_name} ({returned.repr:.60})")

@@ -148,8 +148,8 @@ def test_no_batches(sandbox):
     """No batches: returns [] and never calls the optimizer"""
     case = Case(sizes=(), k=3, seed=15)
     result = run(sandbox, case)
-    if result["returned"] != []:
-        raise AssertionError(f"with no batches, must return [], returned {result['returned']}")
+    if result["losses"] != []:
+        raise AssertionError(f"with no batches, must return [], returned {result['losses']}")
     if result["events"]:
         raise AssertionError(f"with no batches, the optimizer must not be called; it saw {result['events']}")
     check_params(result, case)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
+
+
+def sigint_as_a_terminal_gives_it() -> None:
+    """``preexec_fn`` for a child that a test stops with Ctrl-C: SIGINT back to its default.
+
+    pytest-xdist's workers ignore SIGINT, and an ignored signal stays ignored across exec: Python then
+    installs no KeyboardInterrupt handler, and the "Ctrl-C" of a test under xdist did nothing at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _ppid_and_state(pid: int) -> tuple[int, str] | None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from tests.conftest import REPO, TOY, tagged_containers, toy_with_deadlines
-from tests.proc import descendants, still_alive_after
+from tests.proc import descendants, sigint_as_a_terminal_gives_it, still_alive_after
 
 SOLUTIONS = REPO / "tests" / "fixtures" / "toy_solutions" / "toy"
 ROOT = TOY.parent  # --exercise-root: the folder holding the toy exercise
@@ -139,7 +139,7 @@ def _batch_with_one_result_stored(subs: Path, out: Path, root: Path, **popen):
     """Start ``grader batch`` (one job at a time) and return once it has stored a result, still running."""
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
             "--exercise-root", str(root)]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, **popen)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, preexec_fn=sigint_as_a_terminal_gives_it, **popen)
     deadline = time.monotonic() + 120
     while _stored(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)

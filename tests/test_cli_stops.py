@@ -18,7 +18,7 @@ from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED
 from grader.practice import history
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
 from tests.conftest import toy_with_deadlines
-from tests.proc import alive, descendants, still_alive_after
+from tests.proc import alive, descendants, sigint_as_a_terminal_gives_it, still_alive_after
 
 REPO = Path(__file__).resolve().parent.parent
 #: A submission whose every call sleeps past its deadline (20 s for the first call): the grading is surely
@@ -66,7 +66,8 @@ def test_ctrl_c_in_submit_exits_130_with_one_line(tmp_path):
     patient = toy_with_deadlines(tmp_path / "toy", call_timeout_s=20, grading_timeout_s=300)
     proc = subprocess.Popen(grader_argv("submit", str(patient), str(tmp_path / "slow.py"), "--sandbox", "local"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
-                            start_new_session=True)  # its own group, signalled as a terminal signals its job
+                            start_new_session=True,  # its own group, signalled as a terminal signals its job
+                            preexec_fn=sigint_as_a_terminal_gives_it)
     started: set[int] = set()
     try:
         deadline = time.monotonic() + 120

@@ -93,6 +93,7 @@ def test_ignore_index(sandbox, N, C, epsilon, ignore_index, ignored, reduction, 
        reduction=reductions, seed=seeds())
 @example(N=2, C=3, extra=(4,), epsilon=0.1, ignored=0.0, reduction="mean", seed=0)
 @example(N=2, C=4, extra=(3, 2), epsilon=0.3, ignored=0.25, reduction="none", seed=1)
+@example(N=3, C=3, extra=(2, 2), epsilon=0.2, ignored=0.5, reduction="mean", seed=2)  # ignored positions in d1, d2
 def test_extra_dimensions(sandbox, N, C, extra, epsilon, ignored, reduction, seed):
     """(N, C, d1, ...) logits with (N, d1, ...) targets: the class axis is dim 1"""
     check(sandbox, Case(N=N, C=C, extra=extra, epsilon=epsilon, ignored=ignored, reduction=reduction,

@@ -148,7 +148,9 @@ def test_grading_the_installed_stub_from_the_wrong_folder_is_said_plainly_and_no
 def test_an_untouched_workspace_file_is_not_an_attempt_but_the_first_edit_is(workspace):
     r = invoke("submit", "--sandbox", "local")
     assert r.exit_code == 0, r.output
-    assert "is the stub of toy, unchanged" in " ".join(r.output.split())
+    text = " ".join(r.output.split())
+    assert text.count(UNTOUCHED_STUB) == 1 and "stub of toy" not in text, text  # said once, on the scorecard
+    assert "warning: not stored in history: an untouched stub's 0 is not an attempt of yours." in text
     assert history.attempts("toy") == []
     (workspace / "toy.py").write_text(SOLUTION)
     r = invoke("submit", "--sandbox", "local")

@@ -182,7 +182,8 @@ class GraderPlugin:
                 from hypothesis import seed
 
                 seed(self.exercise.config.checks.seed)(item.obj)
-        self._emit({"event": "collected", "checks": [s.model_dump(mode="json") for s in self.specs.values()]})  # the author's order, for the report
+        # In the author's order, which the report keeps.
+        self._emit({"event": "collected", "checks": [s.model_dump(mode="json") for s in self.specs.values()]})
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return

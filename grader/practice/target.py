@@ -78,6 +78,5 @@ def untouched_stub_note(target: Target, report: Report, *, cwd: Path) -> str | N
                 f"not your work: {shown(str(cwd), newlines=False)} is not inside a workspace for {name}. "
                 f"Not stored in history. Run `grader submit` inside the folder `grader init {name}` made, "
                 f"or name your file: `grader submit {name} FILE`.")
-    graded = report.environment.submission_path or str(target.submission)
-    return (f"{shown(graded, newlines=False)} is the stub of {name}, unchanged: nothing you wrote was graded. "
-            "Not stored in history.")
+    # The scorecard already says the file is the untouched stub: add only what it cannot say.
+    return "not stored in history: an untouched stub's 0 is not an attempt of yours."

@@ -76,9 +76,9 @@ def expected(state: dict, frozen: list, steps: list, vanish_below: float = 1e-7,
                 flags.add("nan")
             if bool(torch.isinf(g).any()):
                 flags.add("inf")
-            if math.isfinite(norm) and norm < vanish_below:
+            if math.isfinite(norm) and norm < vanish_below:  # nan-safe: the judge's own norm, finite here
                 flags.add("vanishing")
-            if math.isfinite(norm) and norm > explode_above:
+            if math.isfinite(norm) and norm > explode_above:  # nan-safe: the judge's own norm, finite here
                 flags.add("exploding")
         report[name] = {"norms": norms, "flags": sorted(flags)}
     grads = {n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()}

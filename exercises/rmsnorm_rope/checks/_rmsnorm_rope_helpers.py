@@ -83,11 +83,11 @@ class NormCase:
 
 
 @st.composite
-def norm_cases(draw, *, scales=SCALES, epsilons=EPSILONS) -> NormCase:
-    """1..3 leading dims of 1..4, dim 1..16, an eps and a scale of x."""
+def norm_cases(draw, *, lead_dims=(1, 3), min_dim=1, scales=SCALES, epsilons=EPSILONS) -> NormCase:
+    """lead_dims leading dims of 1..4 (0: a single vector), dim min_dim..16, an eps and a scale of x."""
     return NormCase(
-        lead=draw(shapes(dims=(1, 3), sides=(1, 4))),
-        dim=draw(st.integers(1, 16)),
+        lead=draw(shapes(dims=lead_dims, sides=(1, 4))),
+        dim=draw(st.integers(min_dim, 16)),
         eps=draw(st.sampled_from(epsilons)),
         scale=draw(st.sampled_from(scales)),
         seed=draw(seeds()),

@@ -98,23 +98,27 @@ def simulate(max_batch: int, max_wait: float, schedule: list) -> list[dict]:
 
 
 @st.composite
-def scenarios(draw, max_rows: int | None = None, drain: bool = True):
+def scenarios(draw, drain: str = "due"):
     """(max_batch, max_wait, schedule): submits of 1..max_batch rows and polls, time moving
-    forward in steps of 0 to 1.5; with ``drain``, a last poll at which every request is due."""
+    forward in steps of 0 to 1.5. ``drain="due"``: a last poll at which every request is due
+    (the newest exactly at its deadline); ``"far"``: as many polls as submits, well past every
+    deadline, so that every request has come back whatever the timing."""
     max_batch = draw(st.integers(1, 5))
     max_wait = draw(st.integers(0, 8)) / 4
-    top = max_batch if max_rows is None else min(max_rows, max_batch)
     seed = draw(st.integers(0, 2**16))
     now = 0.0
     schedule = []
     for i in range(draw(st.integers(1, 14))):
         now += draw(st.integers(0, 6)) / 4
         if draw(st.booleans()):
-            schedule.append(submit(now, request(seed + i, draw(st.integers(1, top)))))
+            schedule.append(submit(now, request(seed + i, draw(st.integers(1, max_batch)))))
         else:
             schedule.append(poll(now))
-    if drain:
+    if drain == "due":
         schedule.append(poll(now + max_wait))
+    else:
+        submits = sum(op[0] == "submit" for op in schedule)
+        schedule += [poll(now + max_wait + 1.0) for _ in range(max(submits, 1))]
     return max_batch, max_wait, schedule
 
 
@@ -140,16 +144,19 @@ def _shown(value) -> str:
 
 
 class Run:
-    """A schedule played in the sandbox, beside what the contract says it gives."""
+    """A schedule played in the sandbox, beside what the contract says it gives.
+
+    Each aspect compares one side of the log. Requests are named by the tickets the
+    candidate's submit returned (``tickets`` alone checks their values), so that a
+    mistake in the numbering shows in that check only.
+    """
 
     def __init__(self, sandbox, max_batch: int, max_wait: float, schedule: list):
         self.max_batch, self.max_wait, self.schedule = max_batch, max_wait, schedule
         self.log = call(sandbox, "run", max_batch, max_wait, schedule)["log"]
         self.expected = simulate(max_batch, max_wait, schedule)
-        self.xs = {}  # ticket -> x
-        for op, want in zip(schedule, self.expected):
-            if "ticket" in want:
-                self.xs[want["ticket"]] = op[2]
+        self.op_of = {want["ticket"]: i for i, want in enumerate(self.expected) if "ticket" in want}
+        self._theirs = None
 
     def where(self, i: int) -> str:
         return f"op {i}, {describe_op(self.schedule[i])}"
@@ -170,6 +177,25 @@ class Run:
                 self.fail(i, f"raised {raised.get('type')}: {str(raised.get('message'))[:150]}")
             yield i, got, want
 
+    def theirs(self) -> dict:
+        """The contract's ticket -> the ticket the candidate's submit returned (distinct ints, proven)."""
+        if self._theirs is None:
+            theirs, seen = {}, {}
+            for i, got, want in self.entries("submit"):
+                ticket = got.get("ticket")
+                if type(ticket) is not int:
+                    self.fail(i, f"returned the ticket {_shown(ticket)}, expected an int")
+                if ticket in seen:
+                    self.fail(i, f"returned the ticket {ticket} again (op {seen[ticket]} got it already)")
+                seen[ticket] = i
+                theirs[want["ticket"]] = ticket
+            self._theirs = theirs
+        return self._theirs
+
+    def x_of(self) -> dict:
+        """The candidate's ticket -> that request's x."""
+        return {theirs: self.schedule[self.op_of[ours]][2] for ours, theirs in self.theirs().items()}
+
     # ------------------------------------------------------------------ the aspects
 
     def tickets(self) -> None:
@@ -181,7 +207,7 @@ class Run:
                              "tickets count the accepted submits from 0)")
 
     def calls(self) -> list:
-        """Every model call as (op index, x), its input proven a float32 [rows, FEATURES] tensor."""
+        """Every model call as (op index, k, x, grad mode), x proven a float32 [rows, FEATURES] tensor."""
         out = []
         for i, got in enumerate(self.log):
             for k, call in enumerate(got["calls"]):
@@ -213,53 +239,81 @@ class Run:
         for i, got, want in self.entries("poll"):
             calls = got["calls"]
             batches = want["batches"]
+            requests = [[self.op_of[t] for t in batch] for batch in batches]
             if len(calls) != len(batches):
                 self.fail(i, f"made {len(calls)} model call(s), expected {len(batches)}: one per batch, "
-                             f"the batches being tickets {batches}")
-            for k, (call, batch) in enumerate(zip(calls, batches)):
-                expected = torch.cat([self.xs[t] for t in batch])
-                name = f"{self.where(i)}: the input of model call {k} (expected the rows of tickets {batch})"
+                             f"the batches being the requests of ops {requests}")
+            for k, (call, batch) in enumerate(zip(calls, requests)):
+                expected = torch.cat([self.schedule[j][2] for j in batch])
+                name = f"{self.where(i)}: the input of model call {k} (expected the rows of the requests of ops {batch})"
                 x = expect_tensor(call["x"], shape=tuple(expected.shape), dtype=torch.float32, name=name)
                 expect_equal(x, expected, name=f"{name}; after {self.context(i)}")
 
-    def _pairs(self, i: int, got: dict, seen: dict, note: str):
-        """The (ticket, y) pairs poll op i returned, each proven a known ticket, new, with y = model(x)."""
+    def _returned(self, i: int, got: dict) -> list:
+        """The (ticket, y) pairs poll op i returned, proven a list of pairs with tickets submit gave."""
         results = got.get("results")
         if not isinstance(results, list):
             self.fail(i, f"returned {_shown(results)}, expected a list of (ticket, y) pairs")
+        known = set(self.theirs().values())
         for item in results:
             if isinstance(item, Opaque):
                 self.fail(i, f"returned {_shown(item)} in its list, expected (ticket, y) pairs")
-            ticket, y = item
-            if type(ticket) is not int or ticket not in self.xs:
-                self.fail(i, f"returned the ticket {_shown(ticket)}, which no submit gave")
-            if ticket in seen:
-                self.fail(i, f"returned ticket {ticket} again (op {seen[ticket]} returned it already)")
-            seen[ticket] = i
-            x = self.xs[ticket]
-            name = f"{self.where(i)}: y for ticket {ticket}"
-            y = expect_tensor(y, shape=(x.shape[0], OUTPUTS), dtype=torch.float32, name=name)
-            expect_close(y, model_output(x), f"{name}; after {self.context(i)}", atol=1e-5, rtol=1e-5, note=note)
-        return [item[0] for item in results]
+            if type(item[0]) is not int or item[0] not in known:
+                self.fail(i, f"returned the ticket {_shown(item[0])}, which no accepted submit gave")
+        return results
+
+    def _expected_tickets(self, want: dict) -> list:
+        theirs = self.theirs()
+        return [theirs[t] for batch in want["batches"] for t in batch]
+
+    def flushes(self) -> None:
+        """Each poll returned the results of exactly the requests the contract flushes there (any order)."""
+        for i, got, want in self.entries("poll"):
+            returned = sorted(item[0] for item in self._returned(i, got))
+            expected = sorted(self._expected_tickets(want))
+            if returned != expected:
+                self.fail(i, f"returned the tickets {returned}, expected {expected}")
+
+    def empty_polls(self) -> None:
+        """Each poll at which nothing is due returned an empty list."""
+        for i, got, want in self.entries("poll"):
+            if not want["batches"]:
+                results = got.get("results")
+                if not isinstance(results, list) or results:
+                    self.fail(i, f"returned {_shown(results)}, expected [] (nothing is due)")
+
+    def _check_y(self, i: int, ticket: int, y, x_of: dict, note: str) -> None:
+        x = x_of[ticket]
+        name = f"{self.where(i)}: y for ticket {ticket}"
+        y = expect_tensor(y, shape=(x.shape[0], OUTPUTS), dtype=torch.float32, name=name)
+        expect_close(y, model_output(x), f"{name}; after {self.context(i)}", atol=1e-5, rtol=1e-5, note=note)
 
     def results(self) -> None:
-        """Each poll returned the contract's tickets, in ticket order, each with model(its x)."""
-        seen = {}
+        """Each poll returned the contract's requests in ticket order, each with model(its x)."""
+        x_of = self.x_of()
         for i, got, want in self.entries("poll"):
-            got_tickets = self._pairs(i, got, seen, "y must be model(x) for this ticket's own x")
-            tickets = [t for batch in want["batches"] for t in batch]
-            if got_tickets != tickets:
-                self.fail(i, f"returned tickets {got_tickets}, expected {tickets}")
+            results = self._returned(i, got)
+            returned = [item[0] for item in results]
+            expected = self._expected_tickets(want)
+            if returned != expected:
+                self.fail(i, f"returned the tickets {returned}, expected {expected}")
+            for ticket, y in results:
+                self._check_y(i, ticket, y, x_of, "y must be model(x) for this ticket's own x")
 
     def every_ticket_answered(self) -> None:
-        """(after a draining last poll) every accepted request's result came back once, with model(x)."""
-        seen = {}
+        """(after draining polls) every accepted request's result came back once, with model(x)."""
+        x_of, seen = self.x_of(), {}
         for i, got, _ in self.entries("poll"):
-            self._pairs(i, got, seen, "y must be model(x) for this ticket's own x, whatever batch it was in")
-        missing = sorted(set(self.xs) - set(seen))
+            for ticket, y in self._returned(i, got):
+                if ticket in seen:
+                    self.fail(i, f"returned ticket {ticket} again (op {seen[ticket]} returned it already)")
+                seen[ticket] = i
+                self._check_y(i, ticket, y, x_of,
+                              "y must be model(x) for this ticket's own x, whatever batch it was in")
+        missing = sorted(set(x_of) - set(seen))
         if missing:
             self.fail(len(self.schedule) - 1, f"tickets {missing} never came back, though every request "
-                                              "is due by then")
+                                              "is long due by then")
 
     def raises(self) -> None:
         """Every op the contract rejects raised ValueError (naming max_batch or now where it says so)."""

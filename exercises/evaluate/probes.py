@@ -1,0 +1,192 @@
+"""Probes for the evaluate exercise. They run INSIDE the sandbox.
+
+Each probe builds a small classifier from the weights the check sends, calls the
+candidate's evaluate on it and returns plain data: what evaluate returned, and what
+the model and loss_fn saw at every call. Probes never judge; the checks compute the
+expected loss and accuracy themselves and compare.
+
+The model (``_Net``) is Linear -> Dropout -> Sequential(Dropout): its submodules are
+named "lin", "drop", "block" and "block.0" ("" is the model itself). At every forward
+it records each module's ``.training`` and ``torch.is_grad_enabled()`` (False under
+no_grad and under inference_mode). Each batch's logits, the loss tensor loss_fn
+returned for it, and a marker its autograd graph would hold (a custom Function's
+ctx keeps it, only while a graph exists) are watched through weak references.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import evaluate
+from grader.sandbox import probekit
+
+
+class BatchFailure(Exception):
+    """The exception the probes' model or loss_fn raises on purpose."""
+
+
+class _Marker:
+    """An object the autograd graph of one forward holds (through a custom Function's ctx)."""
+
+
+class _Mark(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, marker):
+        ctx.marker = marker
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def _modes(model: nn.Module) -> dict:
+    return {name: bool(m.training) for name, m in model.named_modules()}
+
+
+class _Net(nn.Module):
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor):
+        super().__init__()
+        classes, features = weight.shape
+        self.lin = nn.Linear(features, classes)
+        self.drop = nn.Dropout(0.5)
+        self.block = nn.Sequential(nn.Dropout(0.25))
+        with torch.no_grad():
+            self.lin.weight.copy_(weight)
+            self.lin.bias.copy_(bias)
+        self.calls: list = []
+        self.watched: list = []   # per forward: weak references to what it made
+        self.fail_at = None
+        self.watch = False
+
+    def forward(self, x):
+        k = len(self.calls)
+        self.calls.append({"modes": _modes(self), "grad": bool(torch.is_grad_enabled())})
+        if self.fail_at == k:
+            raise BatchFailure(f"model failed on batch {k}")
+        out = self.block(self.drop(self.lin(x)))
+        marker = _Marker()
+        out = _Mark.apply(out, marker)
+        if self.watch:
+            self.watched.append([weakref.ref(out), weakref.ref(marker)])
+        return out
+
+
+def _value(v):
+    """A returned value: a Python float as itself, a tensor as a copy, anything else opaque."""
+    if type(v) in (float, int):
+        return v
+    if isinstance(v, torch.Tensor):
+        return probekit.tensor(v)
+    return probekit.opaque(v)
+
+
+def _result(out):
+    if not isinstance(out, dict):
+        return probekit.returned_instead(out)
+    keys = sorted(k if isinstance(k, str) else repr(k)[:60] for k in list(out)[:10])
+    return {"keys": keys,
+            "types": {k: type(out[k]).__name__ for k in ("loss", "accuracy") if k in out},
+            "values": {k: _value(out[k]) for k in ("loss", "accuracy") if k in out}}
+
+
+def _alive(net: _Net) -> list[int]:
+    gc.collect()
+    return [j for j, refs in enumerate(net.watched) if any(r() is not None for r in refs)]
+
+
+def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, fail_loss=None, watch=False):
+    """evaluate(model, batches, loss_fn) on a _Net holding weight and bias.
+
+    batches: [[inputs, targets], ...]; modes: {module name: training} set (each flag
+    alone) before the call, default the whole model in train mode; kind: "list" (a
+    list of tuples) or "generator" (a generator that records each fetch); fail_model /
+    fail_loss: the 0-based forward / loss_fn call that raises BatchFailure; watch: weak
+    references to each batch's logits, loss and graph marker, read at each fetch and
+    after the call. loss_fn is F.cross_entropy (the batch mean).
+
+    Returns {"result" (absent when evaluate raised), "raised" (with fail_* or watch),
+    "modes_before", "modes_after", "calls", "losses" (loss_fn calls), "fetches",
+    "exhausted", "alive_after"}.
+    """
+    torch.manual_seed(0)  # dropout, should a forward run in train mode: the same every time
+    net = _Net(weight, bias)
+    net.fail_at = fail_model
+    net.watch = watch
+    if modes is None:
+        net.train()
+    else:
+        for name, m in net.named_modules():
+            m.training = bool(modes.get(name, True))
+    before = _modes(net)
+    losses: list = []
+    fetches: list = []
+    state = {"exhausted": False}
+
+    def loss_fn(logits, targets):
+        k = len(losses)
+        losses.append(k)
+        if fail_loss == k:
+            raise BatchFailure(f"loss_fn failed on batch {k}")
+        loss = F.cross_entropy(logits, targets)
+        if watch and net.watched:
+            net.watched[-1].append(weakref.ref(loss))
+        return loss
+
+    pairs = [(x, y) for x, y in batches]
+
+    def generate():
+        for j, (x, y) in enumerate(pairs):
+            fetches.append({"batch": j, "forwards": len(net.calls),
+                            "alive": _alive(net) if watch else []})
+            yield x.clone(), y.clone()
+        state["exhausted"] = True
+
+    source = generate() if kind == "generator" else list(pairs)
+    answer = {"modes_before": before}
+    catch = fail_model is not None or fail_loss is not None or watch
+    try:
+        out = evaluate.evaluate(net, source, loss_fn)
+    except Exception as e:
+        if not catch:
+            raise
+        answer["raised"] = probekit.raised(e)
+    else:
+        answer["result"] = _result(out)
+        del out
+        answer["raised"] = None
+    del source
+    answer.update(modes_after=_modes(net), calls=net.calls, losses=len(losses), fetches=fetches,
+                  exhausted=state["exhausted"], alive_after=_alive(net) if watch else [])
+    return answer
+
+
+def ev_empty(kind, modes=None):
+    """evaluate on no batches at all: an empty list or a generator that yields nothing.
+
+    What evaluate raised comes back as data, with the modes before and after.
+    """
+    net = _Net(torch.zeros(2, 2), torch.zeros(2))
+    if modes is None:
+        net.train()
+    else:
+        for name, m in net.named_modules():
+            m.training = bool(modes.get(name, True))
+    before = _modes(net)
+
+    def nothing():
+        return
+        yield
+
+    source = nothing() if kind == "generator" else []
+    try:
+        out = evaluate.evaluate(net, source, F.cross_entropy)
+    except Exception as e:
+        return {"raised": probekit.raised(e), "modes_before": before, "modes_after": _modes(net)}
+    return {"raised": None, "gave": probekit.describe(out), "modes_before": before,
+            "modes_after": _modes(net), "calls": len(net.calls)}

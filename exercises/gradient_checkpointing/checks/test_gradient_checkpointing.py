@@ -90,13 +90,13 @@ def test_rng_state_after_forward_and_backward(sandbox, layout, width, rows, seed
 
 
 @pytest.mark.points(2)
-@given(layout=layouts(blocks=(2, 8)), width=widths, rows=rows, p=st.sampled_from([0.0, 0.5]), seed=seeds())
-@example(layout=(6, 3), width=4, rows=2, p=0.5, seed=0)
-@example(layout=(3, 1), width=2, rows=1, p=0.0, seed=1)
-def test_parameter_grads_when_x_needs_no_grad(sandbox, layout, width, rows, p, seed):
+@given(layout=layouts(blocks=(2, 8)), width=widths, rows=rows, seed=seeds())
+@example(layout=(6, 3), width=4, rows=2, seed=0)
+@example(layout=(3, 1), width=2, rows=1, seed=1)
+def test_parameter_grads_when_x_needs_no_grad(sandbox, layout, width, rows, seed):
     """x without requires_grad: the parameters still get their gradients, and x is left alone"""
     n, segments = layout
-    case = Case(n, segments, width, rows, p, seed)
+    case = Case(n, segments, width, rows, 0.0, seed)  # no dropout: the RNG rules have checks of their own
     report = case.run(sandbox, x_requires_grad=False)
     want = case.plain(x_requires_grad=False)
     what = f"{case.describe()}, x not requiring grad"

@@ -100,12 +100,23 @@ def check_output(report: dict, case: Case, want: dict) -> None:
     expect_close(out, want["out"], what, tol=TOL)
 
 
+def expect_backward_ran(report: dict, case: Case) -> None:
+    """The probe ran out.backward(grad); else fail, saying why it could not."""
+    if report["backward_ran"] is True:
+        return
+    out = report["out"]
+    if type(out) is torch.Tensor and tuple(out.shape) != tuple(case.x.shape):
+        why = f"the output has shape {tuple(out.shape)}, not x's {tuple(case.x.shape)}"
+    else:
+        why = "the output does not require grad"
+    raise AssertionError(f"{case.describe()}: out.backward(grad) could not run: {why}; the parameters (and x "
+                         "when it requires grad) need their gradients")
+
+
 def check_gradients(report: dict, case: Case, want: dict, *, note: str | None = None) -> None:
     """x.grad (when x required grad) and every parameter's .grad, against the plain loop's."""
     what = case.describe()
-    if not report["backward_ran"]:
-        raise AssertionError(f"{what}: the output does not require grad, so out.backward(grad) cannot run; "
-                             "the parameters (and x when it requires grad) need gradients")
+    expect_backward_ran(report, case)
     if want["x_grad"] is not None:
         got = expect_gradient(report["x_grad"], f"x after {what} and out.backward(grad)", case.x,
                               why="the gradient must flow back through every segment to x")

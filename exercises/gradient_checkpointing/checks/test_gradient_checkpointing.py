@@ -12,6 +12,7 @@ from _gradient_checkpointing_helpers import (
     check_calls,
     check_gradients,
     check_output,
+    expect_backward_ran,
     layouts,
     segment_indices,
 )
@@ -80,8 +81,7 @@ def test_rng_state_after_forward_and_backward(sandbox, layout, width, rows, seed
     expect_close(after_forward, want["rng_after_forward"], f"torch.get_rng_state() after {what}", tol=EXACT,
                  note="The forward must draw exactly the random numbers the plain loop draws (the blocks' "
                       "dropout, once each), no more.")
-    if not report["backward_ran"]:
-        raise AssertionError(f"{what}: the output does not require grad, so out.backward(grad) cannot run")
+    expect_backward_ran(report, case)
     after_backward = expect_tensor(report["rng_after_backward"], shape=tuple(after_forward.shape), dtype=torch.uint8,
                                    name=f"torch.get_rng_state() after out.backward(grad)")
     expect_close(after_backward, after_forward, f"torch.get_rng_state() after the backward of {what}", tol=EXACT,
@@ -202,9 +202,7 @@ def test_backward_recomputes_each_segment_once(sandbox, layout, width, rows, see
     case = Case(n, segments, width, rows, 0.0, seed)
     report = case.run(sandbox)
     split = segment_indices(n, segments)
-    if not report["backward_ran"]:
-        raise AssertionError(f"{case.describe()}: the output does not require grad, so out.backward(grad) "
-                             "cannot run")
+    expect_backward_ran(report, case)
     check_calls(report["calls_backward"], [[i, True] for seg in reversed(split) for i in seg],
                 what=f"the blocks' calls ([index, grad enabled]) during out.backward(grad) after {case.describe()}",
                 note=f"expected the segments {split} (as equal as possible, the larger first) recomputed once "

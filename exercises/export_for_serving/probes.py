@@ -8,7 +8,7 @@ exporting process and is dropped from ``sys.modules`` in the child) and the cand
 module is imported anew (nothing it kept in memory is there). A file that needs the
 class cannot be loaded there. The child runs ``torch.export.load(path).module()`` (the
 file read as a torch.export archive, without the candidate's code) and the candidate's
-``load_for_serving(path)`` on every input, and reads the batch dimension's declared
+``load_for_serving(path)`` on every input (the archive only where a scenario asks), and reads the batch dimension's declared
 range. Everything comes back as plain data; never a verdict.
 
 The child is forked rather than spawned: a spawned interpreter would import torch again
@@ -105,12 +105,13 @@ def _load_main(workdir: str) -> None:
         torch.set_num_threads(1)
         sys.modules.pop(CLASS_MODULE, None)
         job = torch.load(os.path.join(workdir, "job.pt"), weights_only=True)
-        path, xs = job["path"], job["inputs"]
+        path, xs, archive = job["path"], job["inputs"], job["archive"]
         result["class_importable"] = CLASS_MODULE in sys.modules
         try:
             program = torch.export.load(path)
-            result["archive"] = _outputs(program.module(), xs)
             result["batch_range"] = _batch_range(program)
+            if archive:
+                result["archive"] = _outputs(program.module(), xs)
         except Exception as exc:
             result["archive_raised"] = probekit.raised(exc)
         # A fresh scope: the model's class gone, the candidate's module imported anew (nothing it kept in memory).
@@ -137,10 +138,10 @@ def _load_main(workdir: str) -> None:
     os._exit(0)  # no interpreter teardown: candidate atexit hooks get no say
 
 
-def _load_fresh(path: str, xs: list) -> dict:
+def _load_fresh(path: str, xs: list, archive: bool) -> dict:
     workdir = tempfile.mkdtemp(prefix="serving-load-")
     try:
-        torch.save({"path": path, "inputs": xs}, os.path.join(workdir, "job.pt"))
+        torch.save({"path": path, "inputs": xs, "archive": archive}, os.path.join(workdir, "job.pt"))
         p = _context().Process(target=_load_main, args=(workdir,), name="serving-load", daemon=True)
         started = time.monotonic()
         p.start()
@@ -170,11 +171,12 @@ def _plain(outputs):
 _REPORTS: dict = {}
 
 
-def serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str = "model.pt2") -> dict:
+def serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str = "model.pt2",
+          archive: bool = True) -> dict:
     """``_serve``, once per scenario: several checks read one export's report."""
-    key = (kind, seed, name, _digest(example), tuple(_digest(x) for x in inputs))
+    key = (kind, seed, name, archive, _digest(example), tuple(_digest(x) for x in inputs))
     if key not in _REPORTS:
-        _REPORTS[key] = _serve(kind, seed, example, inputs, name)
+        _REPORTS[key] = _serve(kind, seed, example, inputs, name, archive)
     return _REPORTS[key]
 
 
@@ -182,8 +184,10 @@ def _digest(t: torch.Tensor) -> tuple:
     return tuple(t.shape), hashlib.sha256(t.contiguous().numpy().tobytes()).hexdigest()
 
 
-def _serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str) -> dict:
+def _serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str, archive: bool) -> dict:
     """export_model(model, example, path), then a fresh process loads ``path`` and runs every input.
+
+    ``archive``: also run torch.export.load(path).module() on every input (its declared range is read always).
 
     Returns {"files": {name: bytes} in the folder after export_model, "path": the name given,
     "export_returned", "export_seconds", "archive": outputs of
@@ -204,7 +208,7 @@ def _serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str)
         report = {"files": files, "path": name, "export_returned": probekit.opaque(returned)
                   if returned is not None else None, "export_seconds": export_s}
         if os.path.isfile(path):
-            loaded = _load_fresh(path, inputs)
+            loaded = _load_fresh(path, inputs, archive)
             for key in ("archive", "served"):
                 if key in loaded:
                     loaded[key] = _plain(loaded[key])

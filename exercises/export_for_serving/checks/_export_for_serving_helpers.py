@@ -24,8 +24,10 @@ def scenario(kind: str, seed: int, example_batch: int, batches: list[int], shift
     return example, xs
 
 
-def run(sandbox, kind: str, seed: int, example: torch.Tensor, xs: list, name: str = "model.pt2") -> dict:
-    report = sandbox.call("serve", kind, seed, example, xs, name)
+def run(sandbox, kind: str, seed: int, example: torch.Tensor, xs: list, name: str = "model.pt2",
+        archive: bool = False) -> dict:
+    """The probe's report on one scenario; ``archive``: torch.export.load(path).module() run on the inputs too."""
+    report = sandbox.call("serve", kind, seed, example, xs, name, archive)
     if not isinstance(report, dict):
         raise AssertionError(f"probe 'serve' returned {report!r:.200}, expected a dict")
     if "error" in report:

@@ -15,7 +15,7 @@ MLP = ("mlp", 0, 4, list(range(1, 34)) + [100])
 def _mlp(sandbox):
     kind, seed, example_batch, batches = MLP
     example, xs = scenario(kind, seed, example_batch, batches)
-    return run(sandbox, kind, seed, example, xs), xs
+    return run(sandbox, kind, seed, example, xs, archive=True), xs
 
 
 # ---------------------------------------------------------------------------- serving
@@ -36,7 +36,7 @@ def test_serves_every_batch_size(sandbox):
 def test_keeps_branch_example_did_not_take(sandbox):
     """The loaded program keeps the model's torch.cond branch that the example input did not take"""
     kind, seed = "gated", 3
-    example, xs = scenario(kind, seed, 3, [1, 2, 3, 5, 8, 13, 21, 34], shifts=(2.0, -2.0), example_shift=-2.0)
+    example, xs = scenario(kind, seed, 3, [1, 2, 3, 8, 13, 34], shifts=(2.0, -2.0), example_shift=-2.0)
     report = run(sandbox, kind, seed, example, xs)
     expect_served(report, kind, seed, xs)
 
@@ -75,6 +75,9 @@ def test_declares_batch_from_one(sandbox):
         raise AssertionError("torch.export.load(path) gave no program whose input's dim 0 has a declared range "
                              "(the file is not a torch.export archive, or dim 0 is not a symbol)")
     lower, upper = declared
+    if type(lower) is int and type(upper) is int and lower == upper:
+        raise AssertionError(f"the saved program's batch dimension is fixed at {lower}, not dynamic: export with "
+                             "dynamic_shapes marking dim 0 as a torch.export.Dim")
     expect_bounded(lower, name="the declared minimum batch size", at_most=1,
                    note="A program declared for batch sizes from 2 (Dim.AUTO, Dim.DYNAMIC or min=2) may be "
                         "compiled or validated on that range, which leaves out a single request.")

@@ -7,9 +7,9 @@ model's class is gone (it lives in ``_served_models``, a module that exists only
 exporting process and is dropped from ``sys.modules`` in the child) and the candidate's
 module is imported anew (nothing it kept in memory is there). A file that needs the
 class cannot be loaded there. The child runs ``torch.export.load(path).module()`` (the
-file read as a torch.export archive, without the candidate's code) and the candidate's
-``load_for_serving(path)`` on every input (the archive only where a scenario asks), and reads the batch dimension's declared
-range. Everything comes back as plain data; never a verdict.
+file read as a torch.export archive, without the candidate's code; on the inputs where a
+scenario asks) and the candidate's ``load_for_serving(path)`` on every input, and reads
+the batch dimension's declared range. Everything comes back as plain data; never a verdict.
 
 The child is forked rather than spawned: a spawned interpreter would import torch again
 (seconds). It sets one intra-op thread first, as forked DataLoader workers do.

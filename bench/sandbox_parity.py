@@ -2,8 +2,8 @@
 
 For every exercise, grades each file `grader validate` grades (reference, stub,
 variants, mutants) in Docker and in the local sandbox, interleaved, and compares
-every check's status and points (`grader.reports.compare`). The suite checks a
-sample of this (tests/test_sandbox_parity.py); this covers all of it. Prints one line
+every check's status and points (`grader.reports.compare`). CI checks a sample
+of this (`grader validate --parity`); this covers all of it. Prints one line
 per exercise, every disagreement, and a last line with the time ratio
 (local / docker), measured side by side in this run.
 

@@ -7,6 +7,11 @@ these) and ``more_mutants/`` (more of the same, graded with ``--more``: each gra
 seconds, so CI keeps a curated set in which every catching check is exercised). A grading that
 was not graded is a failure of the validation too, named as such, never a pass; so is a
 patch that does not apply.
+
+With ``parity``, a sample of the corpus (the reference, the stub and the first mutant by name: full
+marks, zero and a mix) is graded a second time in another sandbox and must get the same outcome,
+check by check: the local sandbox a candidate without Docker grades in must score as Docker does,
+for every exercise (``bench/sandbox_parity.py`` compares the whole corpus).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.grading import grade
 from grader.mutant_patch import MutantPatchError
+from grader.reports.compare import outcome_differences
 from grader.reports.model import FindingKind, Report, Status
 
 
@@ -42,11 +48,13 @@ class ExerciseValidation:
     exercise: str
     verdicts: list[Verdict] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # about the exercise itself (no solution, ...)
+    compared: list[Verdict] = field(default_factory=list)  # the parity sample's gradings in the second sandbox
+    disagreements: list[str] = field(default_factory=list)  # where those scored otherwise, check by check
     duration_s: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return not self.problems and all(v.ok for v in self.verdicts)
+        return not self.problems and not self.disagreements and all(v.ok for v in self.verdicts)
 
     def catches(self) -> dict[str, list[str]]:
         """Check name -> the mutants it catches (loses points on), in the reference's check order."""
@@ -90,21 +98,26 @@ def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidat
 
 def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                        seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
-                       runtime: str | None = None, gpus: str | None = None) -> Iterator[ExerciseValidation]:
+                       runtime: str | None = None, gpus: str | None = None,
+                       parity: str | None = None) -> Iterator[ExerciseValidation]:
     """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
     order as soon as its own files are graded.
 
     One pool for all, not one per exercise: the last slow gradings of one exercise
     overlap the first ones of the next instead of leaving workers idle. ``runtime`` is
     the Docker sandbox's OCI runtime, the same for every file; ``gpus`` the GPU request (the
-    exercise's policy decides, as for ``grader submit``).
+    exercise's policy decides, as for ``grader submit``). ``parity``: the second sandbox the
+    parity sample is graded in (module docstring); a disagreement is one of the exercise's problems.
     """
+    if parity == sandbox:
+        raise ValueError(f"parity compares two sandboxes: {sandbox!r} with itself compares nothing")
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
     applied = tempfile.TemporaryDirectory(prefix="grader-mutants-")  # patched mutants, as files grade() takes
 
-    def run(ex: Exercise, item: CorpusFile, path: Path) -> tuple[Verdict, float, float]:
+    def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
-        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus)
+        report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
+                       gpus=gpus)
         return Verdict(item.kind, item.path, report, _judge(item.kind, report)), start, time.perf_counter()
 
     try:
@@ -112,10 +125,17 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
         for spec in specs:
             ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
             result, items = _plan(ex, solutions_dir, more, Path(applied.name) / ex.name)
-            planned.append((result, [pool.submit(run, ex, item, path) for item, path in items]))
-        for result, futures in planned:
+            sample = parity_sample(items) if parity else []
+            planned.append((result, [pool.submit(run, ex, item, path) for item, path in items],
+                            [pool.submit(run, ex, item, path, parity) for item, path in sample]))
+        for result, futures, second in planned:
             graded = [f.result() for f in futures]
             result.verdicts = [verdict for verdict, _, _ in graded]
+            if second:
+                again = [f.result() for f in second]
+                result.compared = [verdict for verdict, _, _ in again]
+                result.disagreements = _disagreements(result.verdicts, result.compared, sandbox, parity)
+                graded += again
             undocumented = {w for v in result.verdicts for w in v.report.warnings if "has no docstring" in w}
             result.problems += sorted(undocumented)
             if graded:  # from its first grading's start to its last one's end
@@ -124,6 +144,19 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
         applied.cleanup()
+
+
+def parity_sample(items: list[tuple[CorpusFile, Path]]) -> list[tuple[CorpusFile, Path]]:
+    """The reference, the stub and the first mutant by name: full marks, zero and a mix."""
+    mutants = [pair for pair in items if pair[0].kind == "mutant"][:1]
+    return [pair for pair in items if pair[0].kind in ("reference", "stub")] + mutants
+
+
+def _disagreements(verdicts: list[Verdict], second: list[Verdict], sandbox: str, parity: str) -> list[str]:
+    """One line per check on which a file of the sample scored otherwise in the ``parity`` sandbox."""
+    first = {(v.kind, v.path): v.report for v in verdicts}
+    return [f"{v.path.name}: {parity} disagrees with {sandbox}: {difference}"
+            for v in second for difference in outcome_differences(first[v.kind, v.path], v.report)]
 
 
 def _plan(ex: Exercise, solutions_dir: Path, more: bool,

@@ -15,5 +15,6 @@ fi
 # One pytest-xdist worker per core, at most four: much of a grading waits on containers and deadlines,
 # so two workers nearly halve the run even on two cores. Tests marked `exclusive` still run alone.
 .venv/bin/python -m pytest -n auto --maxprocesses 4 --dist worksteal
-# Reference and variants full marks, stub zero, every mutant caught, in the Docker sandbox (exit 4 if not).
-exec .venv/bin/grader validate --sandbox docker --jobs 2
+# Reference and variants full marks, stub zero, every mutant caught, in the Docker sandbox (exit 4 if not);
+# and the reference, stub and first mutant score the same, check by check, in the local sandbox.
+exec .venv/bin/grader validate --sandbox docker --jobs 2 --parity

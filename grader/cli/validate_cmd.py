@@ -20,6 +20,9 @@ from grader.cli.options import gpus_option, runtime_option
 @click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
+@click.option("--parity", is_flag=True,
+              help="With --sandbox docker: also grade the reference, the stub and the first mutant in the local "
+                   "sandbox, and require Docker's outcome check by check (what a candidate without Docker gets).")
 @click.option("--mutation", is_flag=True,
               help="Instead: grade mutants generated from each reference and report the checks' mutation score "
                    "(needs the mutation extra).")
@@ -33,8 +36,8 @@ from grader.cli.options import gpus_option, runtime_option
               "(what diagnosis matches gradings against); without it, differences from the record are warnings.")
 @gpus_option("each grading (checks marked gpu run instead of skipping)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutation, max_mutants, min_score, json_path,
-             gpus, runtime):
+def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record, mutation, max_mutants, min_score,
+             json_path, gpus, runtime):
     """Check that every exercise (all by default) proves what it must.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
@@ -49,6 +52,9 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutati
 
     if not mutation and (max_mutants or min_score is not None or json_path):
         raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
+    if parity and (sandbox != "docker" or mutation):
+        raise click.UsageError("--parity compares the local sandbox with Docker: it goes with --sandbox docker, "
+                               "not with --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
     console = Console()
@@ -74,7 +80,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutati
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
-                                     gpus=gpus):
+                                     gpus=gpus, parity="local" if parity else None):
         results.append(result)
         table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")
@@ -85,8 +91,11 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutati
             table.add_row(in_markup(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
                           "ok" if v.ok else f"[red]{in_markup(v.problem)}[/]")
         console.print(table)
-        for problem in result.problems:
+        for problem in [*result.problems, *result.disagreements]:
             console.print(f"[red]{in_markup(result.exercise)}: {in_markup(problem)}[/]")
+        if result.compared and not result.disagreements:
+            names = ", ".join(f"{v.path.name} {v.report.score:g}/{v.report.max_score:g}" for v in result.compared)
+            console.print(f"parity: {in_markup(names)} in the local sandbox too, the same check by check")
         catches = Table(title="what each check catches", title_justify="left")
         catches.add_column("check")
         catches.add_column("mutants caught")
@@ -101,7 +110,9 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, record, mutati
             if not v.ok:
                 console.print(f"[bold red]{in_markup(r.exercise)}[/]: {v.kind} {in_markup(v.path.name)}: {in_markup(v.problem)}",
                               soft_wrap=True)
-    if any(not v.report.graded for r in results for v in r.verdicts):
+        for line in r.disagreements:
+            console.print(f"[bold red]{in_markup(r.exercise)}[/]: {in_markup(line)}", soft_wrap=True)
+    if any(not v.report.graded for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
     if bad:
         sys.exit(EXIT_INVALID)

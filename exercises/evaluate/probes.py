@@ -77,6 +77,15 @@ class _Net(nn.Module):
         return out
 
 
+def _in_modes(net: _Net, modes: dict | None) -> _Net:
+    """``net`` in train mode, or each module in the mode ``modes`` names (train where it names none)."""
+    if modes is None:
+        return net.train()
+    for name, m in net.named_modules():
+        m.training = bool(modes.get(name, True))
+    return net
+
+
 def _value(v):
     """A returned value: a Python float as itself, a tensor as a copy, anything else opaque."""
     if type(v) in (float, int):
@@ -115,14 +124,9 @@ def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, f
     "exhausted", "alive_after"}.
     """
     torch.manual_seed(0)  # dropout, should a forward run in train mode: the same every time
-    net = _Net(weight, bias)
+    net = _in_modes(_Net(weight, bias), modes)
     net.fail_at = fail_model
     net.watch = watch
-    if modes is None:
-        net.train()
-    else:
-        for name, m in net.named_modules():
-            m.training = bool(modes.get(name, True))
     before = _modes(net)
     losses: list = []
     fetches: list = []
@@ -171,12 +175,7 @@ def ev_empty(kind, modes=None):
 
     What evaluate raised comes back as data, with the modes before and after.
     """
-    net = _Net(torch.zeros(2, 2), torch.zeros(2))
-    if modes is None:
-        net.train()
-    else:
-        for name, m in net.named_modules():
-            m.training = bool(modes.get(name, True))
+    net = _in_modes(_Net(torch.zeros(2, 2), torch.zeros(2)), modes)
     before = _modes(net)
 
     def nothing():

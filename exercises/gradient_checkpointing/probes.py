@@ -4,14 +4,17 @@ Each probe builds the blocks of ``shared.py`` with the judge's parameters, calls
 candidate's checkpointed_forward under a seed the judge chose, and returns plain data:
 the output, the gradients after ``out.backward(grad_out)``, the blocks' call log (index
 and grad mode of every call, split into forward and backward), the CPU RNG state after
-the forward and after the backward, and what autograd packed for backward during the
-forward (distinct floating-point storages, the parameters left out). Probes never judge
-anything; the checks compare with the plain loop, computed judge-side.
+the forward and after the backward, what autograd packed for backward during the
+forward (distinct floating-point storages, the parameters left out), and which of the
+outputs the blocks returned during the forward are still alive once it has returned
+(weak references to their storages, read after a garbage collection, before backward).
+Probes never judge anything; the checks compare with the plain loop, computed judge-side.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 
 import torch
 from torch import nn
@@ -52,10 +55,12 @@ def run(n, width, p, params, x, grad_out, segments, *, seed, container="list", x
     The backward runs when ``backward`` is set and out is a tensor of grad_out's shape that
     requires grad. Returns {"out", "out_requires_grad", "x_requires_grad", "x_after", "x_grad",
     "grads", "calls_forward", "calls_backward", "saved_bytes", "saved_storages",
-    "rng_after_forward", "rng_after_backward", "backward_ran"}.
+    "alive_after_forward", "rng_after_forward", "rng_after_backward", "backward_ran"};
+    alive_after_forward is [[block index, still alive], ...], one per block call of the forward.
     """
     calls: list = []
-    blocks = shared.load(shared.make_blocks(n, width, p, calls), params, requires_grad=params_require_grad)
+    outputs: list = []
+    blocks = shared.load(shared.make_blocks(n, width, p, calls, outputs), params, requires_grad=params_require_grad)
     given = blocks if container == "modulelist" else list(blocks)
     xin = x.clone().requires_grad_(x_requires_grad)
     saved = _SavedBytes(blocks)
@@ -66,9 +71,13 @@ def run(n, width, p, params, x, grad_out, segments, *, seed, container="list", x
     if not isinstance(out, torch.Tensor):
         return probekit.returned_instead(out)
     calls_forward = [list(c) for c in calls]
+    gc.collect()  # what only a reference cycle holds is not kept for backward
+    alive_after_forward = [[index, not ref.expired()] for index, ref in outputs]
+    del outputs[:]
     report = {"out": probekit.tensor(out), "out_requires_grad": bool(out.requires_grad),
               "calls_forward": calls_forward, "saved_bytes": sum(saved.storages.values()),
-              "saved_storages": len(saved.storages), "rng_after_forward": rng_after_forward,
+              "saved_storages": len(saved.storages), "alive_after_forward": alive_after_forward,
+              "rng_after_forward": rng_after_forward,
               "backward_ran": False, "rng_after_backward": None}
     del calls[:]
     if backward and out.requires_grad and out.shape == grad_out.shape:

@@ -176,6 +176,31 @@ def test_saves_only_segment_inputs(sandbox, layout, width, rows, seed):
 
 
 @pytest.mark.points(2)
+@given(layout=layouts(blocks=(2, 8), per_segment_at_least=2), width=widths, rows=rows,
+       x_requires_grad=st.booleans(), seed=seeds())
+@example(layout=(8, 2), width=4, rows=2, x_requires_grad=True, seed=0)
+@example(layout=(7, 3), width=3, rows=1, x_requires_grad=False, seed=1)
+def test_frees_activations_inside_segments(sandbox, layout, width, rows, x_requires_grad, seed):
+    """Once the forward returns, no block output inside a segment is alive (on ctx, in a list, in a closure)"""
+    n, segments = layout
+    case = Case(n, segments, width, rows, 0.5, seed)
+    report = case.run(sandbox, x_requires_grad=x_requires_grad, backward=False)
+    what = f"{case.describe()}, x {'' if x_requires_grad else 'not '}requiring grad"
+    alive = report["alive_after_forward"]
+    if not isinstance(alive, list):
+        raise AssertionError(f"{what}: the probe's record of the blocks' outputs came back as {type(alive).__name__}")
+    ends = {seg[-1] for seg in segment_indices(n, segments)}
+    kept = sorted({index for index, is_alive in alive if is_alive is True and index not in ends})
+    if kept:
+        raise AssertionError(
+            f"{what}: after the forward returned (and a garbage collection), the output of block(s) {kept} is "
+            "still alive, though only the last block's output of each segment (the next segment's input, or "
+            "the result) may be: the forward keeps activations inside a segment (as a ctx attribute, in a list "
+            "or a closure, or a view or detach() of one), so checkpointing saves no memory; keep only the "
+            "segment's input and recompute the rest in backward")
+
+
+@pytest.mark.points(2)
 @pytest.mark.visibility("visible")
 @pytest.mark.hint("In the forward, call every block once, in order, under torch.no_grad(), including the last "
                   "segment's blocks.")

@@ -184,7 +184,7 @@ def test_frees_activations_inside_segments(sandbox, layout, width, rows, x_requi
     """Once the forward returns, no block output inside a segment is alive (on ctx, in a list, in a closure)"""
     n, segments = layout
     case = Case(n, segments, width, rows, 0.5, seed)
-    report = case.run(sandbox, x_requires_grad=x_requires_grad, backward=False)
+    report = case.run(sandbox, x_requires_grad=x_requires_grad, backward=False, collect=True)
     what = f"{case.describe()}, x {'' if x_requires_grad else 'not '}requiring grad"
     alive = report["alive_after_forward"]
     if not isinstance(alive, list):

@@ -19,12 +19,19 @@ from grader.validation import all_exercise_names
 
 NAMES = all_exercise_names()
 
+#: CI grades every mutant in mutants/ on every run, for every exercise: a covering set belongs there (every
+#: check catching one, the forbidden-API and NaN mistakes), the rest in more_mutants/ (`grader validate --more`).
+MAX_HELD_IN_MUTANTS = 8
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_corpus_has_a_reference_two_variants_and_six_mutants_each_saying_its_mistake(name):
     ex = load_exercise(name)
     kinds = [item.kind for item in corpus(ex)]
     assert kinds.count("variant") >= 2 and kinds.count("mutant") >= 6, kinds
+    assert kinds.count("mutant") <= MAX_HELD_IN_MUTANTS, (
+        f"{name}: {kinds.count('mutant')} mutants in mutants/, which CI grades on every run: keep a set in which "
+        f"every check catches one (at most {MAX_HELD_IN_MUTANTS}) and move the rest to more_mutants/")
     check_corpus_says_what_each_file_is(ex, SOLUTIONS_DIR)
 
 

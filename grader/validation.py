@@ -107,7 +107,7 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     overlap the first ones of the next instead of leaving workers idle. ``runtime`` is
     the Docker sandbox's OCI runtime, the same for every file; ``gpus`` the GPU request (the
     exercise's policy decides, as for ``grader submit``). ``parity``: the second sandbox the
-    parity sample is graded in (module docstring); a disagreement is one of the exercise's problems.
+    parity sample is graded in (module docstring); any disagreement fails the exercise (``disagreements``).
     """
     if parity == sandbox:
         raise ValueError(f"parity compares two sandboxes: {sandbox!r} with itself compares nothing")

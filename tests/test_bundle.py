@@ -16,7 +16,7 @@ from grader.reports.model import Report
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PRINTS = Path(__file__).parent / "fixtures" / "toy_submissions" / "prints.py"
-FILES = {"SHA256SUMS", "report.json", "output.txt", "environment.json", "submission/prints.py"}
+FILES = {"SHA256SUMS", "SIGNATURE", "report.json", "output.txt", "environment.json", "submission/prints.py"}
 
 
 def invoke(*args, **env):
@@ -65,7 +65,7 @@ def test_coreutils_sha256sum_accepts_the_sums_file(bundle):
 def test_an_intact_bundle_verifies_exit_0(bundle):
     assert verify_bundle(bundle) == []
     r = invoke("bundle", "verify", bundle)
-    assert r.exit_code == 0 and "bundle intact" in r.output
+    assert r.exit_code == 0 and r.output.startswith("signed and intact: signed with this machine's key "), r.output
 
 
 @pytest.mark.parametrize("rel, disagrees", [("report.json", []),  # a newline more: the same report
@@ -75,7 +75,8 @@ def test_an_edited_file_is_listed_exit_5(bundle, rel, disagrees):
         f.write("\n")
     problems = verify_bundle(bundle)
     assert problems[0] == f"{rel}: changed (sha256 differs from SHA256SUMS)"
-    assert len(problems) == 1 + len(disagrees) and all(w in p for w, p in zip(disagrees, problems[1:]))
+    assert problems[-1] == f"{rel}: edited after the bundle was signed (it does not match the signature)"
+    assert len(problems) == 2 + len(disagrees) and all(w in p for w, p in zip(disagrees, problems[1:]))
     r = invoke("bundle", "verify", bundle)
     assert r.exit_code == 5 and rel in r.output
 
@@ -83,7 +84,9 @@ def test_an_edited_file_is_listed_exit_5(bundle, rel, disagrees):
 def test_missing_and_extra_files_are_listed(bundle):
     (bundle / "output.txt").unlink()
     (bundle / "notes.txt").write_text("added later\n")
-    assert sorted(verify_bundle(bundle)) == ["notes.txt: extra (not listed in SHA256SUMS)", "output.txt: missing"]
+    assert sorted(verify_bundle(bundle)) == ["notes.txt: added after the bundle was signed (not in the signature)",
+                                             "notes.txt: extra (not listed in SHA256SUMS)", "output.txt: missing",
+                                             "output.txt: missing (the signature lists it)"]
 
 
 def test_an_existing_non_empty_dest_is_refused_and_left_alone(made, tmp_path):
@@ -133,8 +136,12 @@ def resum(bundle: Path) -> None:
 
 
 def only_disagreement(bundle: Path) -> list[str]:
+    """What the parts' agreement finds once the sums were rewritten: the signature finds the rewrite too
+    (it covers SHA256SUMS), and its lines are left out here."""
     resum(bundle)
     problems = verify_bundle(bundle)
+    assert f"{SUMS}: edited after the bundle was signed (it does not match the signature)" in problems
+    problems = [p for p in problems if "the signature" not in p]
     assert not any("SHA256SUMS" in p for p in problems)  # the sums alone would pass it
     return problems
 

@@ -25,7 +25,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.evidence.signing import ALGORITHM, Seal, load_key, require_outside, seal_of
+from grader.evidence.signing import ALGORITHM, Seal, seal_of, signing_key_for
 from grader.evidence.signing import Key as SigningKey
 from grader.reports.model import Report
 
@@ -110,8 +110,7 @@ SEAL_WORDS = {
 class Store:
     def __init__(self, folder: Path, *, signing_key: SigningKey | None = None):
         self.path = folder / FILENAME
-        self.signing_key = signing_key or load_key(create=True)
-        require_outside(self.signing_key, folder, "batch folder")
+        self.signing_key = signing_key or signing_key_for(folder, "batch folder")
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")  # readers (a panel's script) never block the writer
         self.db.execute("PRAGMA synchronous=FULL")  # a stored report survives a power cut

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.evidence.signing import ALGORITHM, Key, Seal, load_key, require_outside, seal_of
+from grader.evidence.signing import ALGORITHM, Key, Seal, load_key, seal_of, signing_key_for
 from grader.reports.derived import edits
 from grader.reports.model import Report
 
@@ -54,8 +54,7 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     if recorded and actual != recorded:
         raise UsageError(f"Submission {str(submission)!r} changed since it was graded: its sha256 is "
                          f"{actual}, the report recorded {recorded}.")
-    key = load_key(create=True)
-    require_outside(key, dest, "bundle")
+    key = signing_key_for(dest, "bundle")
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:

@@ -82,7 +82,8 @@ class ReportEdited(UsageError):
         super().__init__(f"{path} was edited after grading, so it is refused: "
                          + "; ".join(map(str, error.edits)) + ".",
                          hint="A score and its flags are computed from the checks, never taken from the file. "
-                              "Regrade from the original report, or from the bundle's signed copy.")
+                              "Regrade from a report the grader wrote (a bundle `grader bundle verify` finds "
+                              "signed and intact).")
         self.edits = error.edits
 
 

@@ -132,16 +132,19 @@ def _make(path: Path) -> None:
         os.unlink(tmp)
 
 
-def require_outside(key: Key, folder: Path, what: str) -> None:
-    """Refuse to sign ``folder`` with a key kept inside it: the key would travel with the evidence."""
+def signing_key_for(folder: Path, what: str) -> Key:
+    """This user's key (made on first use) to sign ``folder`` with; refused, before any key is made, when it
+    is kept inside ``folder``: the key would travel with the evidence, and whoever has that could sign anything."""
+    path = key_path()
     try:
-        inside = key.path.resolve().is_relative_to(Path(folder).resolve())
+        inside = path.resolve().is_relative_to(Path(folder).resolve())
     except OSError:
         inside = False
     if inside:
-        raise UsageError(f"The signing key {str(key.path)!r} is inside the {what} {str(folder)!r}: whoever gets "
+        raise UsageError(f"The signing key {str(path)!r} is inside the {what} {str(folder)!r}: whoever gets "
                          f"the {what} could sign anything with it.",
                          hint=f"Keep the key in the grader data folder, or point ${ENV_VAR} elsewhere.")
+    return load_key(create=True)
 
 
 def seal_of(key: Key | None, key_id: str | None, check) -> Seal:

@@ -105,11 +105,14 @@ def edits(report: Report) -> list[Edit]:
                       if (api, c.id) not in runtime_hits]
             found += [Edit("findings", "missing " + what, f"{where} records tampering with it") for what in c.tampered
                       if (what, c.id) not in runtime_tampering]
+    return _headline(report) + found
+
+
+def _headline(report: Report) -> list[Edit]:
     score, max_score = total(report.checks)
-    for name, stored, derived in (("score", report.score, score), ("max_score", report.max_score, max_score)):
-        if not _same(stored, derived):
-            found.append(Edit(name, _n(stored), f"its checks add up to {_n(derived)}"))
-    return found
+    return [Edit(name, _n(stored), f"its checks add up to {_n(derived)}")
+            for name, stored, derived in (("score", report.score, score), ("max_score", report.max_score, max_score))
+            if not _same(stored, derived)]
 
 
 def require_consistent(report: Report) -> Report:

@@ -76,12 +76,14 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
 def check_bundle_dest(dest: Path) -> Path:
     """``dest`` if a bundle may be written there (absent, or an empty folder); a ``UsageError`` otherwise.
 
-    `grader submit --bundle` calls this before grading, as it checks report paths.
+    `grader submit --bundle` calls this before grading, as it checks report paths; the signing key is
+    made (on first use) or checked here too.
     """
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UsageError(f"Bundle folder {str(dest)!r} already exists and is not empty; a bundle is never "
                          "overwritten.", hint="Choose a new folder.")
+    signing_key_for(dest, "bundle")  # a key that cannot sign (inside the bundle, readable by others) fails now
     return dest
 
 

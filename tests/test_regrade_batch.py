@@ -214,3 +214,29 @@ def test_without_submissions_the_folder_is_asked_for(batch):
 def test_a_folder_that_is_no_batch_is_refused(tmp_path):
     r = invoke("regrade", tmp_path, "--submissions", tmp_path)
     assert r.exit_code == 2 and "grader.sqlite" in r.output, r.output
+
+
+def test_an_edited_summary_csv_or_results_jsonl_disagrees_with_the_store(copy):
+    """The tables a panel opens in a spreadsheet are evidence too: ben's 1/6 with a forbidden flag made 6/6."""
+    import csv
+
+    subs, out = copy
+    with open(out / "summary.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    head = rows[0]
+    for row in rows[1:]:
+        if row[0] == "ben":
+            row[head.index("score")], row[head.index("flags")] = "6", ""
+    with open(out / "summary.csv", "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    for line in lines:
+        if line["candidate"] == "ben":
+            line["score"] = 6.0
+    (out / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    r = regrade_folder(subs, out)
+    assert r.exit_code == 5, r.output
+    assert "ben toy: mismatch: summary.csv disagrees with the store: score: 1 vs 6" in r.output
+    assert "ben toy: mismatch: summary.csv disagrees with the store: flags: forbidden vs (none)" in r.output
+    assert "ben toy: mismatch: results.jsonl disagrees with the store: score: 1 vs 6" in r.output
+    assert "ann toy: matches" in r.output

@@ -2,8 +2,9 @@
 
 The evidence is the folder's SQLite store (``grader.sqlite``): every export in
 the folder (scorecards, CSV, JSONL) is rebuilt from it, so a stored report is
-what the batch decided. The exported ``candidates/<candidate>/<exercise>.json`` is also
-compared with the store, so an export edited after the batch shows too.
+what the batch decided. The exported ``candidates/<candidate>/<exercise>.json``,
+``summary.csv`` and ``results.jsonl`` are also compared with the store
+(``grader.evidence.exported``), so an export edited after the batch shows too.
 
 The folder is evidence, so nothing here writes into it: the store is copied to
 a temporary folder and read there (opening a WAL database in place, even
@@ -33,6 +34,7 @@ from grader.batch.store import COLUMNS, FILENAME, SEAL_WORDS, row_seal
 from grader.errors import GraderError, UsageError
 from grader.evidence.regrade import SubmissionChanged, regrade
 from grader.exercise import NotAnExerciseName
+from grader.evidence.exported import read_tables, table_differences
 from grader.evidence.signing import Seal, load_key
 from grader.reports.compare import decision_differences
 from grader.reports.derived import EditedReport
@@ -106,8 +108,10 @@ def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_ro
     if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
         raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
                          "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
+    tables = read_tables(out_dir)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime), stored))
+        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime, tables),
+                             stored))
     return BatchRegrade(rows)
 
 
@@ -150,7 +154,7 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Path | None,
-         sandbox: str | None, runtime: str | None) -> RowRegrade:
+         sandbox: str | None, runtime: str | None, tables: dict) -> RowRegrade:
     row = RowRegrade(s.candidate, s.exercise, s.sha256, s.source, Outcome.SKIPPED)
     if s.set_aside:
         edited = s.seal is Seal.EDITED
@@ -199,7 +203,8 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
     if not result.new.graded:
         row.outcome, row.problem = Outcome.NOT_GRADED, result.new.not_graded_reason or "not graded"
         return row
-    row.differences = result.differences + _export_differences(out_dir, s, report)
+    row.differences = (result.differences + _export_differences(out_dir, s, report)
+                       + table_differences(tables, s.candidate, s.exercise, report))
     row.outcome = Outcome.EDITED if edited else Outcome.DIFFERS if row.differences else Outcome.MATCHES
     row.problem = "; ".join(edited)
     return row

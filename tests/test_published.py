@@ -116,7 +116,7 @@ def test_a_match_is_a_flag_on_the_panel_page_the_exports_and_the_similarity_page
     assert jsonl["copier"]["flags"] == ["published"] and jsonl["honest"]["published"] is None
     assert jsonl["copier"]["published"]["file"] == "solutions/attention/attention.py"
     index = (tmp_path / "index.html").read_text()
-    assert line in index and 'class="flag f-published"' in index and "1 submission</a> nearly a" in index
+    assert line in index and 'class="flag f-published"' in index and "1 submission is</a> nearly a published solution" in index
     anchor = rows[0].published.anchor
     assert f'href="similarity.html#{anchor}"' in index
     page = (tmp_path / "similarity.html").read_text()

@@ -8,7 +8,9 @@ Two workloads: two identical legal Python files of 1 MB (the submission size cap
 submissions to one exercise (the exercise's reference, variants and mutants, each handed in by
 several candidates with a comment of their own). The old pass runs in a child process killed at
 ``--cap`` seconds; a capped time is printed as ``>cap`` and its ratio is a lower bound.
-The last line is ``ratio=X`` (old / new on the 1 MB pair).
+Then the cost of comparing every submission with its exercise's published answers too (issue 25:
+reference, variants and mutants, ``compare(..., published=...)``), side by side with the pass without
+them, on the typical workload and on one 1 MB file. The last line is ``ratio=X`` (old / new on the 1 MB pair).
 
     .venv/bin/python bench/similarity.py [--n 100] [--cap 120] [--exercise attention]
 """
@@ -27,7 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from grader.batch.similarity import Pair, Submission, normalise, similar_pairs  # noqa: E402
+from grader.batch.published import published_files, solution_folders  # noqa: E402
+from grader.batch.similarity import Pair, Submission, compare, normalise, similar_pairs  # noqa: E402
 from grader.corpus import corpus  # noqa: E402
 from grader.exercise import load_exercise  # noqa: E402
 from grader.grading import MAX_SUBMISSION_BYTES  # noqa: E402
@@ -141,7 +144,26 @@ def main() -> None:
         print(f"{name:<40} {shown_old:>10} {new:>8.2f} s {('>' if old is None else '') + f'{r:.1f}':>9}  "
               f"{'?' if old_pairs is None else old_pairs}/{new_pairs}")
         ratio = ratio or (f">{r:.1f}" if old is None else f"{r:.1f}")
+    published_answers(args.exercise, workloads, text)
     print(f"ratio={ratio}")
+
+
+def published_answers(exercise: str, workloads: dict, text: str) -> None:
+    """The pass with and without the published comparison, on the same inputs, one after the other."""
+    ex = load_exercise(exercise)
+    files, _ = published_files({ex.name: ex}, solution_folders(None))
+    subs, stubs = list(workloads.values())[1]
+    big = ([Submission("a", ex.name, text, None)], stubs)
+    print(f"{'published answers (' + str(len(files[ex.name])) + ' files)':<40} {'without':>10} {'with':>10} {'with/without':>13}")
+    for name, (group, stub) in {f"{len(subs)} typical {ex.name} submissions": (subs, stubs),
+                                "1 file of 1 MiB": big}.items():
+        t0 = time.perf_counter()
+        compare(group, stub, budget_s=None)
+        t1 = time.perf_counter()
+        found = compare(group, stub, budget_s=None, published=files)
+        t2 = time.perf_counter()
+        print(f"{name:<40} {t1 - t0:>8.2f} s {t2 - t1:>8.2f} s {(t2 - t1) / (t1 - t0):>13.2f}  "
+              f"{len(found.published)} matched")
 
 
 if __name__ == "__main__":

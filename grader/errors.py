@@ -13,6 +13,7 @@ EXIT_USAGE = 2
 EXIT_INFRA = 3
 EXIT_INVALID = 4  # `grader validate`: an exercise's checks do not prove what they must
 EXIT_MISMATCH = 5  # `grader regrade` / `bundle verify`: the evidence does not match what was recorded
+EXIT_UNCONFIRMED = 6  # `bundle verify`: nothing found edited, but no signature of this key vouches for it
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports any tool it stopped
 EXIT_CLOSED_PIPE = 141  # the reader of the output went away (`| head`): 128 + SIGPIPE, likewise
 

@@ -27,7 +27,7 @@ from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.grading import grade
 from grader.mutant_patch import MutantPatchError
-from grader.reports.compare import outcome_differences
+from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
 
 
@@ -153,10 +153,11 @@ def parity_sample(items: list[tuple[CorpusFile, Path]]) -> list[tuple[CorpusFile
 
 
 def _disagreements(verdicts: list[Verdict], second: list[Verdict], sandbox: str, parity: str) -> list[str]:
-    """One line per check on which a file of the sample scored otherwise in the ``parity`` sandbox."""
+    """One line per difference in the decision (a check, the score, a flag) on a file of the sample graded in the
+    ``parity`` sandbox."""
     first = {(v.kind, v.path): v.report for v in verdicts}
-    return [f"{v.path.name}: {parity} disagrees with {sandbox}: {difference}"
-            for v in second for difference in outcome_differences(first[v.kind, v.path], v.report)]
+    return [f"{v.path.name}: {parity} disagrees with {sandbox}: {difference}" for v in second
+            for difference in decision_differences(first[v.kind, v.path], v.report, sides=(sandbox, parity))]
 
 
 def _plan(ex: Exercise, solutions_dir: Path, more: bool,

@@ -21,6 +21,16 @@ collect_ignore_glob = ["fixtures/*", "hostile/*"]
 pytest_plugins = ["pytester"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _panel_signing_key(tmp_path_factory):
+    """One signing key for the whole run, as one panel machine has (a session fixture, so module-scoped
+    batches and bundles are signed with it too); never the user's own. Tests of the key's own life
+    (made on first use, mode 0600) point ``GRADER_KEY_FILE`` elsewhere or unset it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRADER_KEY_FILE", str(tmp_path_factory.mktemp("panel-key") / "signing.key"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path_factory, monkeypatch):
     """Every test gets its own practice data folder: none reads or writes the user's real history."""

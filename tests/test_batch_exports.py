@@ -35,10 +35,11 @@ def test_summary_csv_columns_and_values(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as f:
         table = list(csv.reader(f))
     assert table[0] == ["candidate", "exercise", "score", "max_score", "status",
-                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "diagnosis", "reason"]
-    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", "", ""]
+                        "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "diagnosis", "reason",
+                        "published"]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", "", "", ""]
     assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
-    assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-1]
+    assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-2]
     assert table[4][:5] == ["dee", "toy", "", "", "missing"]
 
 

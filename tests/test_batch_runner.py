@@ -192,3 +192,86 @@ def test_the_cli_checks_the_engine_knows_the_runtime_before_grading(subs, tmp_pa
                                   "--exercise-root", str(TOY.parent)])
     assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
     assert not (tmp_path / "out" / "grader.sqlite").exists()  # nothing graded, nothing stored
+
+
+# Stored rows are signed with the panel's key (grader.batch.store): one that does not verify is never reused.
+
+def _tamper(store: Store, sql: str, *args) -> None:
+    """Change the store as someone with the batch folder, but not the panel's key, could."""
+    store.db.execute(sql, args)
+
+
+def test_an_edited_stored_row_is_set_aside_and_graded_again_never_republished(subs, store):
+    first = FakeEngine({"ann": ["fail"]})
+    run(subs, store, first)
+    forged = Report(exercise="toy", graded=True, score=6.0, max_score=6.0, checks=[CheckResult(
+        id="c", name="c", status=Status.PASSED, score=6.0, max_score=6.0, visibility=Visibility.VISIBLE)])
+    _tamper(store, "UPDATE gradings SET report=? WHERE candidate='ann'", forged.to_json())
+    again = FakeEngine({"ann": ["fail"]})
+    batch = run(subs, store, again)
+    rows = {r.candidate: r for r in batch.rows}
+    assert again.calls == ["ann"] and rows["ann"].score == 0  # graded again: the forged 6/6 is not shown
+    assert [(s.candidate, s.seal.value) for s in batch.set_aside] == [("ann", "edited")]
+    assert batch.set_aside_lines() == ["ann/toy: the stored result does not match its signature: it was edited "
+                                       "after the batch stored it; set aside and graded again"]
+    kept = store.db.execute("SELECT candidate, seal, report FROM set_aside").fetchall()
+    assert [(c, s) for c, s, _ in kept] == [("ann", "edited")] and '"score": 6.0' in kept[0][2]  # the evidence
+
+
+@pytest.mark.parametrize("change", ["signature=NULL", "signature=replace(signature, substr(signature, 13, 4), 'ffff')",
+                                    "attempts=attempts+1", "candidate=candidate"])
+def test_a_row_that_does_not_verify_is_never_reused(subs, store, change):
+    """Unsigned, signed with another key (its id changed), any column changed: graded again. An untouched
+    row (the last case) is reused."""
+    run(subs, store, FakeEngine())
+    _tamper(store, f"UPDATE gradings SET {change} WHERE candidate='ben'")
+    again = FakeEngine()
+    batch = run(subs, store, again)
+    untouched = change == "candidate=candidate"
+    assert again.calls == ([] if untouched else ["ben"])
+    assert [s.seal.value for s in batch.set_aside] == (
+        [] if untouched else ["unsigned" if "NULL" in change else "other_key" if "ffff" in change else "edited"])
+
+
+def test_a_row_signed_with_another_machines_key_is_graded_again_and_counted(subs, tmp_path, monkeypatch):
+    (tmp_path / "out").mkdir()
+    first = Store(tmp_path / "out")
+    run(subs, first, FakeEngine())
+    first.close()
+    monkeypatch.setenv("GRADER_KEY_FILE", str(tmp_path / "elsewhere" / "signing.key"))  # another panel member
+    second = Store(tmp_path / "out")
+    engine = FakeEngine()
+    batch = run(subs, second, engine)
+    second.close()
+    assert sorted(engine.calls) == ["ann", "ben", "cat"]
+    assert batch.set_aside_lines() == ["3 stored results not vouched for by this machine's key (signed with another "
+                                       "key (another panel machine's, or forged)): graded again"]
+
+
+def test_a_store_from_before_signing_gains_the_column_and_its_rows_are_graded_again(subs, tmp_path):
+    import sqlite3
+
+    old = sqlite3.connect(tmp_path / "grader.sqlite")
+    old.executescript("""CREATE TABLE gradings (candidate TEXT NOT NULL, exercise TEXT NOT NULL, sha256 TEXT NOT NULL,
+        exercise_version TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+        reason TEXT NOT NULL DEFAULT '', report TEXT, updated_at TEXT NOT NULL,
+        PRIMARY KEY (candidate, exercise, sha256, exercise_version));""")
+    old.close()
+    store = Store(tmp_path)
+    run(subs, store, FakeEngine())
+    assert store.get(Key("ann", "toy", *_key_parts(store, "ann"))).trusted  # rows written now are signed
+    store.close()
+
+
+def _key_parts(store: Store, candidate: str) -> tuple[str, str]:
+    return store.db.execute("SELECT sha256, exercise_version FROM gradings WHERE candidate=?", (candidate,)).fetchone()
+
+
+def test_a_key_inside_the_batch_folder_is_refused(tmp_path, monkeypatch):
+    from grader.errors import UsageError
+
+    monkeypatch.setenv("GRADER_KEY_FILE", str(tmp_path / "out" / "signing.key"))
+    (tmp_path / "out").mkdir()
+    with pytest.raises(UsageError, match="inside the batch folder"):
+        Store(tmp_path / "out")
+    assert list((tmp_path / "out").iterdir()) == []  # refused before a key (or a store) was made there

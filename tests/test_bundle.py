@@ -16,7 +16,7 @@ from grader.reports.model import Report
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PRINTS = Path(__file__).parent / "fixtures" / "toy_submissions" / "prints.py"
-FILES = {"SHA256SUMS", "report.json", "output.txt", "environment.json", "submission/prints.py"}
+FILES = {"SHA256SUMS", "SIGNATURE", "report.json", "output.txt", "environment.json", "submission/prints.py"}
 
 
 def invoke(*args, **env):
@@ -65,7 +65,7 @@ def test_coreutils_sha256sum_accepts_the_sums_file(bundle):
 def test_an_intact_bundle_verifies_exit_0(bundle):
     assert verify_bundle(bundle) == []
     r = invoke("bundle", "verify", bundle)
-    assert r.exit_code == 0 and "bundle intact" in r.output
+    assert r.exit_code == 0 and r.output.startswith("signed and intact: signed with this machine's key "), r.output
 
 
 @pytest.mark.parametrize("rel, disagrees", [("report.json", []),  # a newline more: the same report
@@ -75,7 +75,8 @@ def test_an_edited_file_is_listed_exit_5(bundle, rel, disagrees):
         f.write("\n")
     problems = verify_bundle(bundle)
     assert problems[0] == f"{rel}: changed (sha256 differs from SHA256SUMS)"
-    assert len(problems) == 1 + len(disagrees) and all(w in p for w, p in zip(disagrees, problems[1:]))
+    assert problems[-1] == f"{rel}: edited after the bundle was signed (it does not match the signature)"
+    assert len(problems) == 2 + len(disagrees) and all(w in p for w, p in zip(disagrees, problems[1:]))
     r = invoke("bundle", "verify", bundle)
     assert r.exit_code == 5 and rel in r.output
 
@@ -83,7 +84,9 @@ def test_an_edited_file_is_listed_exit_5(bundle, rel, disagrees):
 def test_missing_and_extra_files_are_listed(bundle):
     (bundle / "output.txt").unlink()
     (bundle / "notes.txt").write_text("added later\n")
-    assert sorted(verify_bundle(bundle)) == ["notes.txt: extra (not listed in SHA256SUMS)", "output.txt: missing"]
+    assert sorted(verify_bundle(bundle)) == ["notes.txt: added after the bundle was signed (not in the signature)",
+                                             "notes.txt: extra (not listed in SHA256SUMS)", "output.txt: missing",
+                                             "output.txt: missing (the signature lists it)"]
 
 
 def test_an_existing_non_empty_dest_is_refused_and_left_alone(made, tmp_path):
@@ -133,8 +136,12 @@ def resum(bundle: Path) -> None:
 
 
 def only_disagreement(bundle: Path) -> list[str]:
+    """What the parts' agreement finds once the sums were rewritten: the signature finds the rewrite too
+    (it covers SHA256SUMS), and its lines are left out here."""
     resum(bundle)
     problems = verify_bundle(bundle)
+    assert f"{SUMS}: edited after the bundle was signed (it does not match the signature)" in problems
+    problems = [p for p in problems if "the signature" not in p]
     assert not any("SHA256SUMS" in p for p in problems)  # the sums alone would pass it
     return problems
 
@@ -206,3 +213,119 @@ def test_bundle_verify_shows_file_names_and_sums_lines_escaped(bundle):
     assert "edited: evil\\x1b[2J\\x1b]0;owned\\x07\\u202etxt.exe: extra" in r.output
     assert "edited: gone\\u202e\\x1b[31m.txt: missing" in r.output
     assert "\x1b" not in r.output and "\u202e" not in r.output
+
+
+# Signed bundles (issue 25): an edit whose author rewrote the sums is refused; unsigned is never "intact".
+
+USES_MUL = Path(__file__).parent / "fixtures" / "toy_solutions" / "toy" / "mutants" / "uses_mul.py"
+
+
+@pytest.fixture(scope="module")
+def made_forbidden(tmp_path_factory):
+    """A bundle of the toy's forbidden-API mistake: 1/6 with the forbidden flag."""
+    dest = tmp_path_factory.mktemp("made") / "bundle"
+    sub = tmp_path_factory.mktemp("sub") / "toy.py"
+    shutil.copy(USES_MUL, sub)
+    r = invoke("submit", TOY, sub, "--sandbox", "local", "--no-history", "--bundle", dest,
+               GRADER_DATA_DIR=str(tmp_path_factory.mktemp("data")))
+    assert r.exit_code == 0, r.output
+    report = Report.from_json((dest / "report.json").read_text())
+    assert (report.score, report.max_score) == (1, 6) and report.forbidden
+    return dest
+
+
+@pytest.fixture
+def forbidden(made_forbidden, tmp_path):
+    copy = tmp_path / "bundle"
+    shutil.copytree(made_forbidden, copy)
+    return copy
+
+
+def edit_report(bundle: Path, edit) -> None:
+    data = json.loads((bundle / "report.json").read_text())
+    edit(data)
+    (bundle / "report.json").write_text(json.dumps(data, indent=2))
+
+
+def test_the_attack_an_edited_score_and_flags_with_new_sums_is_refused_and_never_shown(forbidden, tmp_path):
+    edit_report(forbidden, lambda data: data.update(score=data["max_score"], forbidden=[]))
+    resum(forbidden)
+    problems = verify_bundle(forbidden)
+    assert "report.json: edited after the bundle was signed (it does not match the signature)" in problems
+    assert "report.json: edited: score is 6 but its checks add up to 1" in problems
+    assert any(p.startswith("report.json: edited: forbidden is missing torch.mul") for p in problems)
+    r = invoke("bundle", "verify", forbidden)
+    assert r.exit_code == 5 and "intact" not in r.output, r.output
+    assert "edited: report.json: edited: score is 6 but its checks add up to 1" in r.output
+    with pytest.raises(ValueError, match="score is 6 but its checks add up to 1"):
+        Report.from_json((forbidden / "report.json").read_text())
+    r = invoke("regrade", forbidden / "report.json", "--exercises", TOY.parent, "--sandbox", "local")
+    assert r.exit_code == 5 and "refused: score is 6 but its checks add up to 1" in r.output, r.output
+    assert "6/6" not in r.output and "matches" not in r.output
+
+
+def forge_full_marks(bundle: Path) -> None:
+    """A careful forgery: every check passed, no flag, the score to match, output.txt and the sums made again.
+    Nothing in the bundle disagrees with anything else; only the signature can tell."""
+    from grader.evidence.bundle import captured_output
+
+    def full(data):
+        for c in data["checks"]:
+            c["status"], c["score"], c["message"], c["forbidden"] = "passed", c["max_score"], "", []
+        data["score"], data["forbidden"], data["findings"] = data["max_score"], [], []
+    edit_report(bundle, full)
+    report = Report.from_json((bundle / "report.json").read_text())  # it agrees with itself
+    (bundle / "output.txt").write_text(captured_output(report))
+    resum(bundle)
+
+
+def test_a_consistent_forgery_is_found_by_the_signature_naming_each_file(forbidden):
+    forge_full_marks(forbidden)
+    assert sorted(verify_bundle(forbidden)) == [
+        f"{name}: edited after the bundle was signed (it does not match the signature)"
+        for name in ("SHA256SUMS", "output.txt", "report.json")]
+    r = invoke("bundle", "verify", forbidden)
+    assert r.exit_code == 5 and "intact" not in r.output, r.output
+    r = invoke("regrade", forbidden / "report.json", "--exercises", TOY.parent, "--sandbox", "local")
+    assert r.exit_code == 5, r.output
+    assert "mismatch: bundle: report.json: edited after the bundle was signed" in r.output
+    assert "mismatch: score: 6 vs 1" in r.output and "mismatch: flags: (none) vs forbidden" in r.output
+
+
+def test_a_bundle_without_a_signature_is_unsigned_not_intact(bundle):
+    (bundle / "SIGNATURE").unlink()
+    assert verify_bundle(bundle) == []  # nothing found edited...
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 6, r.output  # ...but nothing vouches for it either
+    assert r.output.startswith("unsigned: the bundle has no SIGNATURE") and "intact" not in r.output
+    assert "which, cannot be told" in r.output
+
+
+def test_a_bundle_signed_with_another_key_is_not_signed_by_this_key(bundle, tmp_path, monkeypatch):
+    from grader.evidence.signing import load_key
+
+    signed_by = load_key(create=False).id
+    monkeypatch.setenv("GRADER_KEY_FILE", str(tmp_path / "other.key"))
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 6 and "not signed by this key" in r.output and "this machine has no key" in r.output
+    mine = load_key(create=True).id
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 6 and "intact" not in r.output, r.output
+    assert f"not signed by this key: the signature names key {signed_by}, this machine's key is {mine}" in r.output
+    (bundle / "submission" / "prints.py").write_text("x = 1\n")  # an edit still shows through the other checks
+    r = invoke("bundle", "verify", bundle)
+    assert r.exit_code == 5 and "edited: submission/prints.py: changed" in r.output
+
+
+def test_a_signature_line_removed_with_its_file_is_found(bundle):
+    (bundle / "output.txt").unlink()
+    lines = (bundle / "SIGNATURE").read_text().splitlines(keepends=True)
+    (bundle / "SIGNATURE").write_text("".join(line for line in lines if not line.endswith("  output.txt\n")))
+    assert "SIGNATURE: its list of files was edited (it does not match the signature)" in verify_bundle(bundle)
+
+
+def test_the_key_never_travels_in_the_bundle(bundle):
+    from grader.evidence.signing import load_key
+
+    secret = load_key(create=False).secret.hex()
+    assert not any(secret in p.read_text(errors="replace") for p in bundle.rglob("*") if p.is_file())

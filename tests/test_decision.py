@@ -108,7 +108,7 @@ def test_a_syntax_error_is_told_once_with_its_line_and_every_check_is_not_run():
 
 
 def test_old_reports_without_findings_still_load():
-    old = Report(exercise="attention", graded=True, checks=[check("a")]).model_dump(mode="json")
+    old = Report(exercise="attention", graded=True, checks=[check("a")], score=1, max_score=1).model_dump(mode="json")
     old.pop("findings")
     for c in old["checks"]:
         c.pop("tampered")

@@ -53,15 +53,32 @@ def test_cli_finds_the_submission_beside_the_report_and_exits_0(graded):
 
 
 def test_an_edited_outcome_is_a_mismatch_naming_the_check(graded, tmp_path):
+    """A careful edit (the check and the score together, so the report agrees with itself): regrade names both."""
     data = json.loads((graded / "report.json").read_text())
     check = next(c for c in data["checks"] if c["name"] == "Scales a small tensor")
     check["status"], check["score"] = "failed", 0.0
+    data["score"] -= check["max_score"]
     (tmp_path / "edited.json").write_text(json.dumps(data))
     r = invoke("regrade", tmp_path / "edited.json", graded / "solution.py", "--exercises", TOY.parent,
                "--sandbox", "local")
     assert r.exit_code == 5, r.output
     mismatches = [line for line in r.output.splitlines() if line.startswith("mismatch:")]
-    assert len(mismatches) == 1 and "Scales a small tensor" in mismatches[0]
+    assert mismatches[0] == f"mismatch: score: {data['score']:g} vs 6"
+    assert len(mismatches) == 2 and "Scales a small tensor" in mismatches[1]
+
+
+def test_a_report_whose_score_disagrees_with_its_checks_is_refused_naming_both_values(graded, grade_calls, tmp_path):
+    """The attack: the headline edited (score and flags), the checks left as graded. Refused when read, before
+    anything is graded, naming the field and both values; never "matches"."""
+    data = json.loads((graded / "report.json").read_text())
+    data["score"] = 22
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    with pytest.raises(UsageError, match="score is 22 but its checks add up to 6"):
+        read_report(tmp_path / "report.json")
+    r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent)
+    assert r.exit_code == 5, r.output
+    assert "was edited after grading, so it is refused: score is 22 but its checks add up to 6" in r.output
+    assert "matches" not in r.output and grade_calls == []  # nothing was graded
 
 
 def test_a_different_submission_is_refused_naming_both_hashes(graded, tmp_path):
@@ -232,6 +249,7 @@ def test_regrade_output_shows_escapes_never_the_raw_characters(graded, grade_cal
     data = json.loads((graded / "report.json").read_text())
     check = next(c for c in data["checks"] if c["name"] == "Scales a small tensor")
     check["name"], check["status"], check["score"] = "Scales" + ESC, "failed", 0.0
+    data["score"] -= check["max_score"]
     data["environment"]["torch_version"] = "2.0" + ESC
     (tmp_path / "report.json").write_text(json.dumps(data))
     r = invoke("regrade", tmp_path / "report.json", graded / "solution.py", "--exercises", TOY.parent)

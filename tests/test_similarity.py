@@ -22,12 +22,11 @@ from grader.batch.similarity import (
     distinctive,
     kgram_hashes,
     normalise,
-    pair_anchors,
     pairs_by_candidate,
-    render_similarity_html,
     similar_pairs,
     winnow,
 )
+from grader.batch.similarity_page import pair_anchors, render_similarity_html
 
 STUB = '''"""Attention: implement scaled_dot_product_attention. See README.md."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.batch.model import Row, RowStatus
-from grader.batch.similarity import pair_anchors
+from grader.batch.similarity_page import pair_anchors
 from grader.reports.model import FINDING_LABELS
 from grader.reports.render import fmt_points
 
@@ -26,7 +26,7 @@ WORDS = {
     RowStatus.UNKNOWN_EXERCISE: "unknown exercise",
 }
 FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar",
-               **{kind.value: label for kind, label in FINDING_LABELS.items()}}
+               "published": "published answer", **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
 
@@ -69,6 +69,13 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
     for kind in row.flags:  # filled from the report by the batch runner (model.flags_for)
         if kind == "similar":
             continue  # from the pairs below, which say with whom
+        if kind == "published":
+            if row.published is not None:  # names the file, links to both sources side by side
+                out.append(Flag("published", row.published.line, "a published answer of this exercise: see the "
+                                "similarity report", f"similarity.html#{row.published.anchor}"))
+            else:
+                out.append(Flag("published", FLAG_LABELS[kind], "see the similarity report", "similarity.html"))
+            continue
         title = ""
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)

@@ -26,14 +26,15 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def write_summary_csv(rows: list[Row], path: Path) -> None:
     """One row per (candidate, exercise); a column per check (points earned), then the flags
-    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar), the diagnosis
-    (``diagnosis_cell``) and the reason."""
+    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar, published), the diagnosis
+    (``diagnosis_cell``), the reason, and last the published answer the submission matches
+    (``solutions/attention/attention.py 0.97``; a column added at the end, so the others keep their places)."""
     checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
     for row in rows:
         for c in row.report.checks if row.report else []:
             if (row.exercise, c.id) not in checks:
                 checks.append((row.exercise, c.id))
-    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "diagnosis", "reason"]
+    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "diagnosis", "reason", "published"]
     with atomic_write(path) as f:
         out = csv.writer(f)
         out.writerow(header)
@@ -41,7 +42,13 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
             earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])}
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
                           row.status.value, *[earned.get(k, "") for k in checks], " ".join(row.flags),
-                          _cell(diagnosis_cell(row.report)), _cell(row.reason)])
+                          _cell(diagnosis_cell(row.report)), _cell(row.reason), _cell(published_cell(row))])
+
+
+def published_cell(row: Row) -> str:
+    """The published answer a row matches, and how closely: ``solutions/attention/attention.py 0.97``."""
+    m = row.published
+    return "" if m is None else f"{m.file.label} {m.similarity:.2f}"
 
 
 def diagnosis_cell(report: Report | None) -> str:
@@ -62,6 +69,9 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
                 "exercise_fingerprint": row.report.environment.exercise_fingerprint if row.report else None,
                 "scorecard": row.scorecard,
                 "diagnosis": [d.model_dump() for d in row.report.diagnosis] if row.report else [],
+                "published": None if row.published is None else {
+                    "file": row.published.file.label, "similarity": row.published.similarity,
+                    "public": row.published.file.public},
             }) + "\n")
 
 

@@ -13,7 +13,9 @@ from enum import Enum
 from urllib.parse import quote
 
 from grader.batch.outdir import CANDIDATES
-from grader.reports.model import FindingKind, Report, Status
+from grader.batch.published import PublishedMatch
+from grader.reports.derived import report_flags
+from grader.reports.model import Report
 
 
 class RowStatus(str, Enum):
@@ -45,6 +47,7 @@ class Row:
     source: str | None = None  # the submission's path relative to SUBMISSIONS
     attempts: int = 0
     flags: list[str] = field(default_factory=list)  # filled by flags_for() and the similarity pass
+    published: PublishedMatch | None = None  # the published answer this submission nearly is (similarity pass)
 
     @property
     def scorecard(self) -> str | None:
@@ -55,17 +58,6 @@ class Row:
 
 
 def flags_for(report: Report | None) -> list[str]:
-    """What a panel should look at twice: forbidden APIs, the source audit's findings (tampering,
-    dynamic access, private torch), timeouts, crashes/errors."""
-    if report is None or not report.graded:
-        return []
-    flags = []
-    if report.forbidden:
-        flags.append("forbidden")
-    flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
-    statuses = {c.status for c in report.checks}
-    if Status.TIMEOUT in statuses:
-        flags.append("timeout")
-    if Status.ERROR in statuses:
-        flags.append("error")
-    return flags
+    """A row's flags from its report: computed by ``grader.reports.derived.report_flags``, the one place
+    flags are made (the similarity pass adds ``similar`` and ``published``, from the batch)."""
+    return [] if report is None else report_flags(report)

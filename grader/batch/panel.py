@@ -66,12 +66,13 @@ def _exercise_view(name: str, title: str, rows: list[Row], max_score: float | No
 
 
 def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], title: str = "Batch results",
-                 generated_at: str = "", problems: list[str] = ()) -> str:
+                 generated_at: str = "", problems: list[str] = (), published: int = 0) -> str:
     """The self-contained ``index.html`` for a batch.
 
     ``exercises`` maps exercise name -> title (the columns, in order; an exercise only
     the rows name gets a column too); ``pairs`` are the similarity pairs in the order
-    ``similarity.html`` numbers them; ``problems`` are layout problems tied to no row.
+    ``similarity.html`` numbers them; ``problems`` are layout problems tied to no row; ``published`` is how
+    many submissions match a published answer (each row's flag names its file).
     """
     similar = similar_by_row(pairs)
     known = [r for r in rows if r.status is not RowStatus.UNKNOWN_EXERCISE]
@@ -96,7 +97,7 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
     views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
     return _env.get_template("panel.html.j2").render(
         title=title, generated_at=generated_at, summary=summarize(rows, len(candidates), list(problems)),
-        columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs),
+        columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs), published=published,
         rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED],
         items=[analyse_exercise(ex, by_exercise[ex]) for ex in columns])
 

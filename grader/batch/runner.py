@@ -4,6 +4,9 @@ The driver alone writes the store, one report at a time as each grading ends,
 so a batch killed at any moment loses only the gradings in flight. A grading the
 infrastructure failed is retried ``retries`` more times in this run; if it still
 fails it is stored as not graded (never a score) and the next run tries again.
+A stored result that does not verify under the panel's key is never reused or
+republished: it is set aside (kept in the store as evidence) and graded again,
+since a score recomputed from the submission is the only one a panel can defend.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from pathlib import Path
 from grader.batch.jobs import Job, not_graded
 from grader.batch.layout import Found, Layout, discover
 from grader.batch.model import Row, RowStatus, flags_for
-from grader.batch.store import Key, Store
+from grader.batch.store import SEAL_WORDS, Key, Store
+from grader.evidence.signing import Seal
 from grader.exercise import Exercise
 from grader.reports.model import Report
 from grader.sandbox.gpu import plan_gpus
@@ -39,12 +43,37 @@ class Listener:
     def retrying(self, found: Found, reason: str, attempt: int) -> None: ...
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A stored result this run did not believe: moved to the store's ``set_aside`` table and graded again."""
+
+    candidate: str
+    exercise: str
+    seal: Seal
+    why: str
+
+    @property
+    def line(self) -> str:
+        return f"{self.candidate}/{self.exercise}: the stored result {self.why}; set aside and graded again"
+
+
 @dataclass
 class Batch:
     layout: Layout
     rows: list[Row] = field(default_factory=list)
     graded_now: int = 0
     reused: int = 0
+    set_aside: list[SetAside] = field(default_factory=list)  # stored rows that did not verify, graded again
+
+    def set_aside_lines(self) -> list[str]:
+        """For the terminal and the panel's problems box: each edited row by name; rows that are merely
+        unsigned or signed with another key (a store from before signing, another machine's key), counted."""
+        lines = [s.line for s in self.set_aside if s.seal is Seal.EDITED]
+        for seal in (Seal.UNSIGNED, Seal.OTHER_KEY, Seal.NO_KEY):
+            if n := sum(s.seal is seal for s in self.set_aside):
+                lines.append(f"{n} stored result{'s' if n != 1 else ''} not vouched for by this machine's key "
+                             f"({SEAL_WORDS[seal].removeprefix('is ')}): graded again")
+        return lines
 
 
 def version_key(ex: Exercise, runtime: str | None = None) -> str:
@@ -71,7 +100,10 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
         ex = exercises[found.exercise]
         key = Key(found.candidate, found.exercise, found.sha256, version_key(ex, runtime))
         stored = store.get(key)
-        if stored is not None and stored.status == "graded":
+        if stored is not None and not stored.trusted:  # never republished: kept aside, and graded again
+            store.set_aside(key, stored)
+            batch.set_aside.append(SetAside(found.candidate, found.exercise, stored.seal, stored.problem))
+        elif stored is not None and stored.status == "graded":
             batch.reused += 1
             continue
         job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
@@ -153,6 +185,9 @@ def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: st
         row.status, row.reason = RowStatus.NOT_GRADED, "not graded yet: the batch was interrupted; rerun it"
         return row
     row.attempts = stored.attempts
+    if not stored.trusted:  # changed under the run (it was verified or written by it a moment ago)
+        row.status, row.reason = RowStatus.NOT_GRADED, f"the stored result {stored.problem}; rerun the batch"
+        return row
     if stored.status != "graded":
         row.status = RowStatus.NOT_GRADED
         row.reason = f"not graded after {stored.attempts} attempts ({stored.reason}); rerun the batch"

@@ -8,7 +8,10 @@ two honest answers look alike, so long runs shared with the stub are removed
 first (:func:`distinctive`). What remains is reduced to winnowed k-gram
 fingerprints, as MOSS does (:func:`winnow`), and two submissions are as similar
 as the share of the smaller one's fingerprints the other also has
-(:func:`resemblance`): a reason for a person to look, never proof.
+(:func:`resemblance`): a reason for a person to look, never proof. Each
+submission is also compared with its exercise's published answers (reference,
+variants, mutants: ``grader.batch.published``), which a candidate could copy
+from the repository; its best match at the threshold is a flag naming the file.
 
 Every step is linear in a file's size (two identical 1 MB files take seconds;
 the difflib ratio used before was quadratic and never finished on them), and
@@ -18,7 +21,6 @@ compared, and the batch publishes anyway.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import io
 import keyword
@@ -30,10 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from markupsafe import Markup, escape
-
-from grader.reports import templating
-from grader.untrusted import shown
+from grader.batch.published import Published, PublishedMatch
 
 ID, LIT = "ID", "LIT"
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -227,6 +226,16 @@ class Similarity:
     unchecked: list[Unchecked] = field(default_factory=list)  # the first MAX_LISTED of them
     unchecked_count: int = 0
     budget_s: float | None = None
+    published: list[PublishedMatch] = field(default_factory=list)  # most similar first, one per submission at most
+    published_files: dict[str, int] = field(default_factory=dict)  # exercise -> published files compared with
+
+    def published_by_row(self) -> dict[tuple[str, str], PublishedMatch]:
+        """``(candidate, exercise) -> its published match``, for the panel's flags and the exports."""
+        return {(m.submission.candidate, m.submission.exercise): m for m in self.published}
+
+
+#: How an uncompared check against an exercise's published files is listed (as the other side of a pair).
+PUBLISHED_SIDE = "the published solutions"
 
 
 #: A pair at or above this is listed. Fingerprints cost an edit about ``K - 1`` tokens more than
@@ -242,13 +251,16 @@ MAX_LISTED = 200
 
 def compare(submissions: list[Submission], stubs: dict[str, str], *, threshold: float = THRESHOLD,
             min_tokens: int = 30, budget_s: float | None = BUDGET_S,
-            clock: Callable[[], float] = time.monotonic) -> Similarity:
-    """Pairs within one exercise whose fingerprints :func:`resemblance` reaches ``threshold``.
+            clock: Callable[[], float] = time.monotonic,
+            published: dict[str, list[Published]] | None = None) -> Similarity:
+    """Pairs within one exercise whose fingerprints :func:`resemblance` reaches ``threshold``, and each
+    submission's best match among its exercise's ``published`` files that reaches it too.
 
     A side with fewer than ``min_tokens`` distinctive tokens (the stub, a near-empty
     file) never flags. Work stops when ``budget_s`` has passed, between one file's
-    fingerprints or one pair's comparison and the next (each bounded by the size cap
-    on a submission); the pairs it did not reach are reported, not guessed.
+    fingerprints or one comparison and the next (each bounded by the size cap
+    on a submission); what it did not reach is reported, not guessed. The published
+    files are compared first: a copied reference is the likelier thing to find.
     """
     deadline = None if budget_s is None else clock() + budget_s
     over = lambda: deadline is not None and clock() >= deadline  # noqa: E731
@@ -257,21 +269,40 @@ def compare(submissions: list[Submission], stubs: dict[str, str], *, threshold: 
     ordered = sorted(submissions, key=lambda s: (s.exercise, s.candidate))
     for exercise, group in groupby(ordered, key=lambda s: s.exercise):
         group = list(group)
-        prints = [_LATE if over() else _flaggable(s.source, stub_tokens.get(exercise, []), min_tokens) for s in group]
+        stub = stub_tokens.get(exercise, [])
+        prints = [_LATE if over() else _flaggable(s.source, stub, min_tokens) for s in group]
+        files = (published or {}).get(exercise, [])
+        result.published_files[exercise] = len(files)
+        refs = [(p, _LATE if over() else _flaggable(p.source, stub, min_tokens)) for p in files]
+        for sub, mine in zip(group, prints) if files else ():
+            if mine is None:
+                continue
+            if mine is _LATE or any(f is _LATE for _, f in refs) or over():
+                _not_compared(result, Unchecked(exercise, sub.candidate, PUBLISHED_SIDE))
+                continue
+            best = max(((resemblance(mine, f), n, p) for n, (p, f) in enumerate(refs) if f is not None),
+                       key=lambda t: (t[0], -t[1]), default=None)  # ties: the reference, then variants, mutants
+            if best is not None and best[0] >= threshold:
+                result.published.append(PublishedMatch(sub, best[2], round(best[0], 3)))
         for j, b in enumerate(group):
             for i, a in enumerate(group[:j]):
                 if prints[i] is None or prints[j] is None:
                     continue  # one side too short: never a pair, whatever the time
                 if prints[i] is _LATE or prints[j] is _LATE or over():
-                    result.unchecked_count += 1
-                    if len(result.unchecked) < MAX_LISTED:
-                        result.unchecked.append(Unchecked(exercise, a.candidate, b.candidate))
+                    _not_compared(result, Unchecked(exercise, a.candidate, b.candidate))
                     continue
                 score = resemblance(prints[i], prints[j])
                 if score >= threshold:
                     result.pairs.append(Pair(exercise, a, b, round(score, 3)))
     result.pairs.sort(key=lambda p: (-p.similarity, p.exercise, p.a.candidate, p.b.candidate))
+    result.published.sort(key=lambda m: (-m.similarity, m.submission.exercise, m.submission.candidate))
     return result
+
+
+def _not_compared(result: Similarity, what: Unchecked) -> None:
+    result.unchecked_count += 1
+    if len(result.unchecked) < MAX_LISTED:
+        result.unchecked.append(what)
 
 
 _LATE = frozenset({-1})  # a file the budget ran out before: its pairs are not compared
@@ -296,59 +327,3 @@ def pairs_by_candidate(pairs: list[Pair]) -> dict[tuple[str, str], list[Pair]]:
         out[(p.a.candidate, p.exercise)].append(p)
         out[(p.b.candidate, p.exercise)].append(p)
     return dict(out)
-
-
-def pair_anchors(pairs: list[Pair]) -> dict[Pair, str]:
-    """The ``id`` each pair has in :func:`render_similarity_html` (``pair-1``, ...), for links."""
-    return {p: f"pair-{i}" for i, p in enumerate(pairs, 1)}
-
-
-_env = templating.environment("grader.batch")
-
-
-#: The side-by-side view shows at most this many lines of each file, each cut at MAX_LINE characters,
-#: and only the first MAX_VIEWS pairs get one: the page stays readable and its cost bounded.
-MAX_VIEW_LINES, MAX_LINE, MAX_VIEWS = 1000, 300, 100
-
-
-def _view_lines(source: str) -> tuple[list[str], bool]:
-    # shown(): control and bidi characters as escapes, which also keeps out the \0 and \1 HtmlDiff marks
-    # changes with before it swaps them for <span> tags.
-    lines = shown(source.replace("\r\n", "\n")).splitlines()
-    shown_lines = [line if len(line) <= MAX_LINE else line[:MAX_LINE] + " …" for line in lines[:MAX_VIEW_LINES]]
-    return shown_lines, len(lines) > MAX_VIEW_LINES or shown_lines != lines[:MAX_VIEW_LINES]
-
-
-def _side_by_side(a: Submission, b: Submission) -> tuple[Markup, bool]:
-    """difflib's side-by-side table of the two original sources (cut to the limits above), and whether it was cut.
-
-    ``HtmlDiff`` escapes ``&``, ``<`` and ``>`` in every line it shows (its
-    ``_format_line``; tests/test_similarity.py checks), but not the column headings,
-    so those are escaped here before the table is marked safe.
-    """
-    (left, cut_a), (right, cut_b) = _view_lines(a.source), _view_lines(b.source)
-    table = difflib.HtmlDiff(tabsize=4, wrapcolumn=72).make_table(
-        left, right,
-        fromdesc=str(escape(shown(a.candidate))),
-        todesc=str(escape(shown(b.candidate))),
-    )
-    return Markup(table), cut_a or cut_b
-
-
-def _fmt_score(score: float | None) -> str:
-    return "—" if score is None else f"{score:.2f}".rstrip("0").rstrip(".")
-
-
-def render_similarity_html(pairs: list[Pair] | Similarity, *, title: str = "Similar submissions") -> str:
-    """A self-contained page (inline CSS, no scripts, no remote assets), one section per pair,
-    then the pairs a time budget left uncompared."""
-    found = pairs if isinstance(pairs, Similarity) else Similarity(list(pairs))
-    anchors = pair_anchors(found.pairs)
-    rows = []
-    for n, p in enumerate(found.pairs):
-        table, cut = _side_by_side(p.a, p.b) if n < MAX_VIEWS else (None, False)
-        rows.append(dict(anchor=anchors[p], pair=p, percent=f"{100 * p.similarity:.1f}", score_a=_fmt_score(p.a.score),
-                         score_b=_fmt_score(p.b.score), table=table, cut=cut))
-    return _env.get_template("similarity.html.j2").render(
-        title=title, rows=rows, unchecked=found.unchecked, unchecked_count=found.unchecked_count,
-        budget_s=found.budget_s, limits=dict(lines=MAX_VIEW_LINES, chars=MAX_LINE, views=MAX_VIEWS))

@@ -2,7 +2,8 @@
 
 Exit status: 0 graded (whatever the score), 2 bad usage, 3 not graded because of
 infrastructure (rerun), 4 `validate` found an exercise that does not prove what it
-must, 5 `regrade` or `bundle verify` found a difference, 130 interrupted (Ctrl-C),
+must, 5 `regrade` or `bundle verify` found a difference, 6 `bundle verify` found none but the
+bundle is not signed with this machine's key (unsigned, or another key), 130 interrupted (Ctrl-C),
 141 the reader of the output went away (`grader list | head -1`: what a shell reports
 for any tool a closed pipe stops), 1 a bug in the grader itself.
 """
@@ -87,6 +88,7 @@ from grader.cli.batch_cmd import batch  # noqa: E402
 from grader.cli.bundle_cmd import bundle  # noqa: E402
 from grader.cli.history_cmd import history_cmd  # noqa: E402
 from grader.cli.init_cmd import init  # noqa: E402
+from grader.cli.key_cmd import key  # noqa: E402
 from grader.cli.list_cmd import list_cmd  # noqa: E402
 from grader.cli.new_cmd import new  # noqa: E402
 from grader.cli.pack_cmd import pack  # noqa: E402
@@ -110,3 +112,4 @@ main.add_command(new)
 main.add_command(pack)
 main.add_command(regrade_cmd)
 main.add_command(bundle)
+main.add_command(key)

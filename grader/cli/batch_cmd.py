@@ -32,7 +32,11 @@ from grader.unknown_exercise import UnknownExercise
 @runtime_option("Recorded in each report; results are kept per runtime.")
 @click.option("--exercise-root", type=click.Path(path_type=Path, file_okay=False),
               help="Folder of exercise folders (default: the grader's own exercises/).")
-def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root):
+@click.option("--solutions", "solutions", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Folder of the exercises' solutions every submission is compared with (repeatable; default: "
+                   "the solutions/ beside the exercise root). The grader's own published solutions/ always are.")
+def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root,
+          solutions):
     """Grade SUBMISSIONS, laid out as <candidate>/<exercise>/<file>.py, into --out.
 
     Rerunning the same command grades only what is new or changed, and finishes
@@ -43,6 +47,7 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     from grader.batch.engines import default_jobs, open_engine
     from grader.batch.outdir import prepare_output
     from grader.batch.publish import publish
+    from grader.batch.published import published_files, solution_folders
     from grader.batch.runner import run_batch
     from grader.batch.store import Store
     from grader.cli.batch_progress import ProgressListener
@@ -50,6 +55,9 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
 
     console = Console(stderr=True, highlight=False)
     exercises = _exercises(exercise_root)
+    for folder in solutions:
+        if not folder.is_dir():
+            raise UsageError(f"--solutions {str(folder)!r} is not a folder.")
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     for name in names or []:
         if name not in exercises:
@@ -71,7 +79,8 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
         _interrupted(runner, store, console)
         sys.exit(EXIT_INTERRUPTED)
     runner.close()
-    publish(result, dest, exercises)
+    answers, notes = published_files(exercises, solution_folders(exercise_root, list(solutions)))
+    publish(result, dest, exercises, answers, notes)
     store.close()
     _summary(console, result, dest, time.perf_counter() - t0)
     if any(r.status.value == "not_graded" for r in result.rows):
@@ -134,6 +143,13 @@ def _summary(console, result, dest: Path, seconds: float) -> None:
                   f"from earlier runs: {result.reused}. {seconds:.0f} s.")
     for problem in result.layout.problems:
         console.print(f"[yellow]layout:[/] {in_markup(problem)}")
+    for line in result.set_aside_lines():
+        console.print(f"[bold red]store:[/] {in_markup(line)}")
+    matches = [r for r in result.rows if r.published is not None]
+    for row in matches[:10]:
+        console.print(f"[bold red]published:[/] {in_markup(f'{row.candidate}/{row.exercise} {row.published.line}')}")
+    if len(matches) > 10:
+        console.print(f"[bold red]published:[/] and {len(matches) - 10} more (similarity.html)")
     if counts.get("not_graded"):
         console.print(f"[bold red]{counts['not_graded']} not graded[/] (infrastructure): rerun the same command.")
     console.print(f"Panel view: {in_markup(str(dest / 'index.html'))}")

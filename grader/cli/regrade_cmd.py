@@ -1,13 +1,17 @@
 """``grader regrade REPORT.json [SUBMISSION]`` or ``grader regrade OUTDIR``: does grading again agree?
 
-For one report: exit 0 when every check's outcome agrees, 5 (``EXIT_MISMATCH``)
-when any differs or the exercise changed since, 2 for a bad report or the wrong
-file, 3 when the regrade could not grade at all.
+For one report: exit 0 when the whole decision agrees (score, max score, flags,
+findings, every check's status and points), 5 (``EXIT_MISMATCH``) when any of it
+differs, the exercise changed since, the report disagrees with its own checks
+(refused before grading), or the bundle it sits in finds an edit; 2 for a bad report
+or the wrong file, 3 when the regrade could not grade at all.
 
 For a ``grader batch`` output folder, one line per stored row and a summary:
-exit 5 when any row differs or its submission changed or is missing (a found
-difference outranks the rest: rerunning will not clear it), else 3 when any row
-could not be regraded, else 0. Rows the batch stored as not graded are skipped.
+exit 5 when any row differs, is edited (it does not match its signature under this
+machine's key, or its report disagrees with its own checks, or a batch run set it
+aside as such), or its submission changed or is missing (a found difference
+outranks the rest: rerunning will not clear it), else 3 when any row could not be
+regraded, else 0. Rows the batch stored as not graded are skipped.
 """
 
 from __future__ import annotations
@@ -60,23 +64,38 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, submis
 def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) -> None:
     from grader.evidence.regrade import read_report, regrade
 
-    report = read_report(report_path)
+    report = read_report(report_path)  # a report edited to disagree with its own checks is refused here (exit 5)
     if report.audience == "candidate":
         raise UsageError(f"{report_path} is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
                          "compared check by check.", hint="Regrade from the panel-audience report.")
     path = submission or _default_submission(report_path, report.environment.submission_name)
+    edited = _bundle_lines(report_path)
     result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
         _say(f"note: {note}", err=True)
     if not result.new.graded:
         _say(f"not graded: {result.new.not_graded_reason}", err=True)
         sys.exit(EXIT_INFRA)
-    if result.matches:
-        click.echo("every check's outcome matches")
+    if result.matches and not edited:
+        click.echo("every check's outcome matches, and so do the score, max score, flags and findings")
         return
-    for line in result.differences:
+    for line in edited + result.differences:
         _say(f"mismatch: {line}")
     sys.exit(EXIT_MISMATCH)
+
+
+def _bundle_lines(report_path: Path) -> list[str]:
+    """When the report is a bundle's: what its signature says (a note), and every edit it finds (returned)."""
+    from grader.cli.bundle_cmd import seal_lines
+    from grader.evidence.bundle import SIGNATURE, inspect_bundle
+
+    folder = Path(report_path).parent
+    if Path(report_path).name != "report.json" or not (folder / SIGNATURE).exists():
+        return []
+    verdict = inspect_bundle(folder)
+    for line in seal_lines(verdict):
+        _say(f"note: bundle {line}", err=True)
+    return [f"bundle: {line}" for line in verdict.problems]
 
 
 def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
@@ -93,6 +112,8 @@ def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs)
                 _say(f"{where}: mismatch: {line}")
         else:
             _say(f"{where}: {row.outcome.value}: {row.problem}")
+            for line in row.differences:  # an edited row is regraded too: what it would have changed
+                _say(f"{where}: mismatch: {line}")
         for note in row.notes:
             _say(f"{where}: note: {note}", err=True)
     counts = ", ".join(f"{result.count(o)} {o.value.replace('_', ' ')}" for o in Outcome if result.count(o))

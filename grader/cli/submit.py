@@ -35,7 +35,8 @@ SANDBOXES = ("auto", "docker", "local")
 @click.option("--no-history", is_flag=True, help="Do not remember this attempt in `grader history`.")
 @runtime_option("Recorded in the report.")
 @click.option("--bundle", "bundle_dir", type=click.Path(path_type=Path),
-              help="Also write a grading bundle (submission, full report, output, environment, SHA256SUMS) here.")
+              help="Also write a grading bundle (submission, full report, output, environment, SHA256SUMS, "
+                   "SIGNATURE made with your signing key: `grader key`) here.")
 def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history, runtime,
            bundle_dir):
     """Grade SUBMISSION against EXERCISE and show the scorecard.

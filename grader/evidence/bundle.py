@@ -6,9 +6,12 @@ check's captured candidate output, and the environment record, plus a
 confirm it: ``sha256sum -c SHA256SUMS`` inside the folder. Sums alone prove
 nothing against someone who edits a file and regenerates them, so
 ``verify_bundle`` also checks that the parts agree with each other (the
-submission's hash, the environment and the output against the report). The folder is built
-beside ``dest`` and renamed into place, so a half-written bundle is never seen,
-and an existing one is never overwritten.
+submission's hash, the environment and the output against the report), that the
+report agrees with its own checks (``grader.reports.derived``: score and flags are
+recomputed), and, above all, the ``SIGNATURE``: an HMAC of every file made with the
+panel's key (``grader.evidence.signing``), which no one without the key can make
+again after an edit. The folder is built beside ``dest`` and renamed into place, so
+a half-written bundle is never seen, and an existing one is never overwritten.
 
 A bundle to verify comes from someone else: only its regular files are read. A
 symlink (which could point at any file of the reviewer's), a FIFO (which would
@@ -23,12 +26,17 @@ import os
 import shutil
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import UsageError
+from grader.evidence.signing import ALGORITHM, Key, Seal, load_key, seal_of, signing_key_for
+from grader.reports.derived import edits
 from grader.reports.model import Report
 
 SUMS = "SHA256SUMS"
+SIGNATURE = "SIGNATURE"
+_SIGNATURE_HEAD = "grader-bundle-signature v1"
 
 
 def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
@@ -46,6 +54,7 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     if recorded and actual != recorded:
         raise UsageError(f"Submission {str(submission)!r} changed since it was graded: its sha256 is "
                          f"{actual}, the report recorded {recorded}.")
+    key = signing_key_for(dest, "bundle")
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
@@ -56,6 +65,7 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
         (work / "environment.json").write_text(report.environment.model_dump_json(indent=2) + "\n", encoding="utf-8")
         (work / SUMS).write_text("".join(f"{digest}  {rel}\n" for rel, digest in _digests(work).items()),
                                  encoding="utf-8")
+        (work / SIGNATURE).write_text(signature_text(key, _scan(work)[0]), encoding="utf-8")
         os.rename(work, dest)  # replaces an empty folder; refuses a non-empty one made meanwhile
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -66,12 +76,14 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
 def check_bundle_dest(dest: Path) -> Path:
     """``dest`` if a bundle may be written there (absent, or an empty folder); a ``UsageError`` otherwise.
 
-    `grader submit --bundle` calls this before grading, as it checks report paths.
+    `grader submit --bundle` calls this before grading, as it checks report paths; the signing key is
+    made (on first use) or checked here too.
     """
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UsageError(f"Bundle folder {str(dest)!r} already exists and is not empty; a bundle is never "
                          "overwritten.", hint="Choose a new folder.")
+    signing_key_for(dest, "bundle")  # a key that cannot sign (inside the bundle, readable by others) fails now
     return dest
 
 
@@ -85,13 +97,84 @@ def captured_output(report: Report) -> str:
     return "\n".join(parts) if parts else "(no checks ran)\n"
 
 
-def verify_bundle(dest: Path) -> list[str]:
-    """Problems found in the bundle at ``dest``, one line each naming the file: files changed, missing or
-    not listed in the sums, and parts that disagree with ``report.json``. Empty means intact."""
+@dataclass(frozen=True)
+class BundleVerdict:
+    """What ``grader bundle verify`` says: the edits found (each naming a file), and the signature's seal."""
+
+    problems: list[str]
+    seal: Seal
+    signed_by: str | None  # the key id the SIGNATURE names
+    key: Key | None  # this machine's key, if it has one
+
+    @property
+    def intact(self) -> bool:
+        """Signed with this machine's key and nothing changed: the only state a panel can stand behind."""
+        return not self.problems and self.seal is Seal.SIGNED
+
+
+def inspect_bundle(dest: Path) -> BundleVerdict:
+    """Check the bundle at ``dest``: its sums, its parts' agreement with ``report.json`` (and the report's with
+    its own checks), and its signature under this machine's key (never made here: checking needs none)."""
     dest = Path(dest)
     if not dest.is_dir():
         raise UsageError(f"No bundle at {str(dest)!r}: not a folder.")
-    return list(dict.fromkeys(_sums_problems(dest) + _agreement_problems(dest)))  # one line per problem
+    key = load_key(create=False)
+    signed_by, seal, signature_problems = _signature_problems(dest, key)
+    problems = _sums_problems(dest) + _agreement_problems(dest) + signature_problems
+    return BundleVerdict(list(dict.fromkeys(problems)), seal, signed_by, key)  # one line per problem
+
+
+def verify_bundle(dest: Path) -> list[str]:
+    """Problems found in the bundle at ``dest``, one line each naming the file: files changed, missing or
+    not listed in the sums or the signature, and parts that disagree with ``report.json``. Empty means
+    nothing was found edited; whether it is signed is :func:`inspect_bundle`'s ``seal``."""
+    return inspect_bundle(dest).problems
+
+
+def signature_text(key: Key, files: dict[str, str]) -> str:
+    """``SIGNATURE``: a header naming the key and binding the list of files, then one HMAC per file.
+
+    ``files`` maps each relative path (every regular file but the signature) to its sha256.
+    """
+    head = f"{_SIGNATURE_HEAD} {ALGORITHM} key={key.id} files={key.mac('grader bundle files v1', *sorted(files))}\n"
+    return head + "".join(f"{key.mac('grader bundle file v1', rel, digest)}  {rel}\n"
+                          for rel, digest in sorted(files.items()))
+
+
+def _signature_problems(dest: Path, key: Key | None) -> tuple[str | None, Seal, list[str]]:
+    """(the key id the signature names, its seal, what it finds edited: each line names the file)."""
+    try:
+        lines = _read_regular(dest / SIGNATURE).decode("utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return None, Seal.UNSIGNED, []
+    except OSError as e:
+        return None, Seal.EDITED, [f"{SIGNATURE}: cannot be read ({e.strerror or type(e).__name__})"]
+    head = dict(part.partition("=")[::2] for part in (lines[0].split(" ")[3:] if lines else []))
+    if not lines or not lines[0].startswith(f"{_SIGNATURE_HEAD} {ALGORITHM} ") or not head.get("key"):
+        return None, Seal.EDITED, [f"{SIGNATURE}: malformed (not a grader bundle signature)"]
+    listed, problems = {}, []
+    for n, line in enumerate(lines[1:], 2):
+        mac, sep, rel = line.partition("  ")
+        if not sep or len(mac) != 64 or not rel:
+            problems.append(f"{SIGNATURE} line {n}: malformed")
+        else:
+            listed[rel] = mac
+    present = {rel: d for rel, d in _scan(dest)[0].items() if rel != SIGNATURE}
+
+    def check(k: Key) -> bool:
+        if not k.verifies(head.get("files", ""), "grader bundle files v1", *sorted(listed)):
+            problems.append(f"{SIGNATURE}: its list of files was edited (it does not match the signature)")
+        for rel, mac in listed.items():
+            if rel not in present:
+                problems.append(f"{rel}: missing (the signature lists it)")
+            elif not k.verifies(mac, "grader bundle file v1", rel, present[rel]):
+                problems.append(f"{rel}: edited after the bundle was signed (it does not match the signature)")
+        problems.extend(f"{rel}: added after the bundle was signed (not in the signature)"
+                        for rel in present if rel not in listed)
+        return not problems
+
+    seal = seal_of(key, head["key"], check)
+    return head["key"], seal, problems if seal in (Seal.SIGNED, Seal.EDITED) else []
 
 
 def _sums_problems(dest: Path) -> list[str]:
@@ -109,6 +192,7 @@ def _sums_problems(dest: Path) -> list[str]:
         else:
             listed[rel] = digest
     present, others = _scan(dest)
+    present = {rel: d for rel, d in present.items() if rel not in (SUMS, SIGNATURE)}
     problems += [f"{rel}: {kind}, not read" for rel, kind in others.items()]
     for rel, digest in listed.items():
         if rel in others:
@@ -125,12 +209,13 @@ def _agreement_problems(dest: Path) -> list[str]:
     """Whether the parts agree with ``report.json``: what an edit followed by new sums cannot hide."""
     subs = sorted(rel for rel in _scan(dest)[0] if rel.startswith("submission/"))
     problems = [] if len(subs) == 1 else [f"submission/: holds {len(subs)} files, a bundle holds exactly one"]
-    try:
-        report = Report.from_json(_read_regular(dest / "report.json").decode("utf-8"))
+    try:  # parsed as data first, so its agreement with its own checks is one problem among the others
+        report = Report.model_validate_json(_read_regular(dest / "report.json").decode("utf-8"))
     except FileNotFoundError:
         return problems + ["report.json: missing"]
     except (OSError, ValueError) as e:  # pydantic's ValidationError and UnicodeDecodeError are ValueErrors
         return problems + [f"report.json: not a grading report ({type(e).__name__})"]
+    problems += [f"report.json: edited: {edit}" for edit in edits(report)]
     env = report.environment
     for rel in subs if len(subs) == 1 else []:
         sub = dest / rel
@@ -171,14 +256,14 @@ def _differs(path: Path, parse, expected, what: str) -> list[str]:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    """sha256 of every regular file under ``root`` but the sums file, by relative path, sorted."""
-    return _scan(root)[0]
+    """sha256 of every regular file under ``root`` but the sums and signature files, by relative path, sorted."""
+    return {rel: d for rel, d in _scan(root)[0].items() if rel not in (SUMS, SIGNATURE)}
 
 
 def _scan(root: Path) -> tuple[dict[str, str], dict[str, str]]:
     """Walk ``root`` without following links: (sha256 of each regular file, what each other entry is).
 
-    Both by relative path, sorted; the sums file is left out of the first.
+    Both by relative path, sorted.
     """
     files, others = {}, {}
     for folder, dirs, names in os.walk(root):  # os.walk lists a link to a folder but never enters it
@@ -190,7 +275,7 @@ def _scan(root: Path) -> tuple[dict[str, str], dict[str, str]]:
                 continue
             if not stat.S_ISREG(mode):
                 others[rel] = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
-            elif rel != SUMS:
+            else:
                 try:
                     files[rel] = hashlib.sha256(_read_regular(path)).hexdigest()
                 except OSError as e:

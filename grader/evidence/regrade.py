@@ -24,10 +24,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from grader.errors import UsageError, describe_invalid
+from grader.errors import EXIT_MISMATCH, UsageError, describe_invalid
 from grader.exercise import load_catalog_exercise
 from grader.grading import grade, read_submission
-from grader.reports.compare import outcome_differences
+from grader.reports.compare import decision_differences
+from grader.reports.derived import EditedReport
 from grader.reports.model import Report
 from grader.sandbox.flavor import SPECS
 from grader.sandbox.image import TAG_LENGTH
@@ -46,7 +47,8 @@ class SubmissionChanged(UsageError):
 
 @dataclass
 class RegradeResult:
-    """``matches`` is True only when the exercise is unchanged and every check's outcome agrees."""
+    """``matches`` is True only when the exercise is unchanged and the whole decision agrees: score, max score,
+    flags, every check's status and points, and the findings behind the flags."""
 
     matches: bool
     differences: list[str]
@@ -65,6 +67,24 @@ def read_report(path: Path) -> Report:
     except ValidationError as e:
         raise UsageError(describe_invalid(f"{path} is not a grading report:", e, show_input=False, limit=10),
                          hint="Pass the JSON a panel-audience `grader submit --json` wrote.") from None
+    except EditedReport as e:
+        raise ReportEdited(path, e) from None
+    except ValueError as e:  # not UTF-8 JSON at all
+        raise UsageError(f"{path} is not a grading report: {e}.") from None
+
+
+class ReportEdited(UsageError):
+    """A stored report whose headline disagrees with its own checks: refused, never regraded or shown."""
+
+    exit_code = EXIT_MISMATCH
+
+    def __init__(self, path: Path, error: EditedReport):
+        super().__init__(f"{path} was edited after grading, so it is refused: "
+                         + "; ".join(map(str, error.edits)) + ".",
+                         hint="A score and its flags are computed from the checks, never taken from the file. "
+                              "Regrade from a report the grader wrote (a bundle `grader bundle verify` finds "
+                              "signed and intact).")
+        self.edits = error.edits
 
 
 def regrade(report: Report, submission: Path, *, exercise_root: Path | None = None,
@@ -105,7 +125,7 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
         differences.append(f"the exercise changed since this report: its fingerprint was "
                            f"{env.exercise_fingerprint[:12] or '(none)'}, now {exercise.fingerprint[:12]} "
                            "(checks, probes or limits were edited); outcomes below are under the changed exercise")
-    differences += outcome_differences(report, new)
+    differences += decision_differences(report, new, sides=("recorded", "regraded"))
     return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
 
 

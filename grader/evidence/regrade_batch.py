@@ -2,14 +2,21 @@
 
 The evidence is the folder's SQLite store (``grader.sqlite``): every export in
 the folder (scorecards, CSV, JSONL) is rebuilt from it, so a stored report is
-what the batch decided. The exported ``candidates/<candidate>/<exercise>.json`` is also
-compared with the store, so an export edited after the batch shows too.
+what the batch decided. The exported ``candidates/<candidate>/<exercise>.json``,
+``summary.csv`` and ``results.jsonl`` are also compared with the store
+(``grader.evidence.exported``), so an export edited after the batch shows too.
 
 The folder is evidence, so nothing here writes into it: the store is copied to
 a temporary folder and read there (opening a WAL database in place, even
 read-only, may create ``-wal``/``-shm`` files beside it). A submission whose
 bytes no longer hash to what the store recorded is reported as changed and not
 graded: regrading other bytes would prove nothing.
+
+Every row's signature is checked with this machine's key (``grader.batch.store``):
+a row that does not match it is **edited** (and still regraded, so its
+differences are named too); a row that is unsigned or signed with another key is
+compared as usual, with a note saying its signature could not vouch for it. Rows
+an earlier ``grader batch`` set aside for the same reasons are listed as well.
 """
 
 from __future__ import annotations
@@ -23,17 +30,21 @@ from enum import Enum
 from pathlib import Path, PurePosixPath
 
 from grader.batch.outdir import candidate_dir
-from grader.batch.store import FILENAME
+from grader.batch.store import COLUMNS, FILENAME, SEAL_WORDS, row_seal
 from grader.errors import GraderError, UsageError
 from grader.evidence.regrade import SubmissionChanged, regrade
 from grader.exercise import NotAnExerciseName
-from grader.reports.compare import outcome_differences
+from grader.evidence.exported import read_tables, table_differences
+from grader.evidence.signing import Seal, load_key
+from grader.reports.compare import decision_differences
+from grader.reports.derived import EditedReport
 from grader.reports.model import Report
 
 
 class Outcome(str, Enum):
     MATCHES = "matches"
     DIFFERS = "differs"  # a check's outcome (or the exercise, or the export) differs
+    EDITED = "edited"  # the stored row does not match its signature, or its report disagrees with its checks
     CHANGED = "changed"  # the submission's sha256 is not the one stored: not regraded
     MISSING = "missing"  # no submission file where the batch found it
     REFUSED = "refused"  # the stored report is not one to act on: unreadable, or its exercise is not a catalog name
@@ -44,7 +55,7 @@ class Outcome(str, Enum):
     @property
     def counts_against(self) -> bool:
         """Whether this row means the folder's evidence does not stand as recorded."""
-        return self in (Outcome.DIFFERS, Outcome.CHANGED, Outcome.MISSING, Outcome.REFUSED)
+        return self in (Outcome.DIFFERS, Outcome.EDITED, Outcome.CHANGED, Outcome.MISSING, Outcome.REFUSED)
 
 
 @dataclass
@@ -81,6 +92,8 @@ class _Stored:
     reason: str
     report: str | None
     current: bool
+    seal: Seal = Seal.SIGNED
+    set_aside: str = ""  # why an earlier batch run set this row aside (then it is not current)
 
 
 def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_root: Path | None = None,
@@ -95,43 +108,78 @@ def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_ro
     if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
         raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
                          "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
+    tables = read_tables(out_dir)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime), stored))
+        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime, tables),
+                             stored))
     return BatchRegrade(rows)
 
 
 def read_store(out_dir: Path) -> list[_Stored]:
-    """Every row of the folder's store, read from a private copy; the latest per (candidate, exercise) is current."""
+    """Every row of the folder's store, read from a private copy, each with its seal under this machine's key;
+    the latest per (candidate, exercise) is current. Rows a batch run set aside come last."""
     db = Path(out_dir) / FILENAME
     if not db.is_file():
         raise UsageError(f"{str(out_dir)!r} holds no {FILENAME}: it is not a `grader batch` output folder.")
+    signing_key = load_key(create=False)
     with tempfile.TemporaryDirectory(prefix="grader-regrade-") as tmp:
         for suffix in ("", "-wal"):  # the WAL holds committed rows not yet checkpointed
             if Path(f"{db}{suffix}").is_file():
                 shutil.copyfile(f"{db}{suffix}", Path(tmp) / f"{FILENAME}{suffix}")
         conn = sqlite3.connect(Path(tmp) / FILENAME)
         try:
-            rows = conn.execute("SELECT candidate, exercise, sha256, source, status, reason, report FROM gradings "
+            signed = "signature" in {r[1] for r in conn.execute("PRAGMA table_info(gradings)")}
+            rows = conn.execute(f"SELECT {', '.join(COLUMNS)}, {'signature' if signed else 'NULL'} FROM gradings "
                                 "ORDER BY candidate, exercise, updated_at, rowid").fetchall()
+            aside = conn.execute(f"SELECT {', '.join(COLUMNS)}, signature, why FROM set_aside ORDER BY rowid"
+                                 ).fetchall() if _has_table(conn, "set_aside") else []
         except sqlite3.DatabaseError as e:
             raise UsageError(f"Cannot read {db}: {e}.") from None
         finally:
             conn.close()
     latest = {(r[0], r[1]): i for i, r in enumerate(rows)}
-    return [_Stored(*r, current=latest[(r[0], r[1])] == i) for i, r in enumerate(rows)]
+    out = [_stored(r, signing_key, current=latest[(r[0], r[1])] == i) for i, r in enumerate(rows)]
+    return out + [_stored(r[:-1], signing_key, current=False, set_aside=r[-1] or "set aside") for r in aside]
+
+
+def _stored(r: tuple, signing_key, *, current: bool, set_aside: str = "") -> _Stored:
+    values, signature = tuple(r[:len(COLUMNS)]), r[len(COLUMNS)]
+    candidate, exercise, sha256, _, source, status, _, reason, report, _ = values
+    return _Stored(candidate, exercise, sha256, source, status, reason, report, current,
+                   row_seal(signing_key, values, signature), set_aside)
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
 
 
 def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Path | None,
-         sandbox: str | None, runtime: str | None) -> RowRegrade:
+         sandbox: str | None, runtime: str | None, tables: dict) -> RowRegrade:
     row = RowRegrade(s.candidate, s.exercise, s.sha256, s.source, Outcome.SKIPPED)
+    if s.set_aside:
+        edited = s.seal is Seal.EDITED
+        row.outcome = Outcome.EDITED if edited else Outcome.SUPERSEDED
+        row.problem = (f"a batch run set this stored row aside (it {s.set_aside}) and graded the submission "
+                       "again; the row is kept in the store's set_aside table")
+        return row
     if not s.current:
         row.outcome, row.problem = Outcome.SUPERSEDED, "a later grading of this candidate's exercise replaced it"
         return row
+    edited = [f"the stored row {SEAL_WORDS[s.seal]}"] if s.seal is Seal.EDITED else []
+    if s.seal not in (Seal.SIGNED, Seal.EDITED):
+        row.notes.append(f"the stored row {SEAL_WORDS[s.seal]}; no signature vouches for it, so the regrade is "
+                         "the check")
     if s.status != "graded" or not s.report:
+        if edited:
+            row.outcome, row.problem = Outcome.EDITED, edited[0]
+            return row
         row.problem = f"stored as not graded ({s.reason or 'no reason recorded'})"
         return row
     try:
         report = Report.from_json(s.report)
+    except EditedReport as e:  # its headline disagrees with its own checks: named, and nothing to regrade against
+        row.outcome, row.problem = Outcome.EDITED, "; ".join(edited + [str(e)])
+        return row
     except ValueError as e:  # pydantic's ValidationError: an edited store
         row.outcome, row.problem = Outcome.REFUSED, f"the stored report is not a grading report ({type(e).__name__})"
         return row
@@ -151,12 +199,14 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
     except GraderError as e:
         row.outcome, row.problem = Outcome.NOT_GRADED, str(e)
         return row
-    row.notes = result.notes
+    row.notes += result.notes
     if not result.new.graded:
         row.outcome, row.problem = Outcome.NOT_GRADED, result.new.not_graded_reason or "not graded"
         return row
-    row.differences = result.differences + _export_differences(out_dir, s, report)
-    row.outcome = Outcome.DIFFERS if row.differences else Outcome.MATCHES
+    row.differences = (result.differences + _export_differences(out_dir, s, report)
+                       + table_differences(tables, s.candidate, s.exercise, report))
+    row.outcome = Outcome.EDITED if edited else Outcome.DIFFERS if row.differences else Outcome.MATCHES
+    row.problem = "; ".join(edited)
     return row
 
 
@@ -180,6 +230,9 @@ def _export_differences(out_dir: Path, s: _Stored, stored: Report) -> list[str]:
     name = (base / f"{s.exercise}.json").relative_to(out_dir).as_posix()
     try:
         exported = Report.from_json((base / f"{s.exercise}.json").read_text(encoding="utf-8"))
+    except EditedReport as e:
+        return [f"{name} {e}"]
     except (OSError, ValueError) as e:
         return [f"{name} cannot be read as a report ({type(e).__name__})"]
-    return [f"{name} disagrees with the store: {line}" for line in outcome_differences(stored, exported)]
+    return [f"{name} disagrees with the store: {line}"
+            for line in decision_differences(stored, exported, sides=("store's", "export's"))]

@@ -4,7 +4,8 @@ Plain data, like pytest's ``TestReport``: closed sets are Enums, and
 ``to_json`` / ``from_json`` round-trip exactly, so a stored report can be
 re-rendered or re-summarised without grading again. pydantic validates a report
 read back from disk, so a hand-edited or truncated file fails with a message that
-names the bad field instead of rendering nonsense.
+names the bad field instead of rendering nonsense; and what follows from the checks
+(score, max score, flags) is recomputed on reading (``grader.reports.derived``).
 """
 
 from __future__ import annotations
@@ -209,7 +210,11 @@ class Report(_Model):
 
     @classmethod
     def from_json(cls, text: str) -> "Report":
-        return cls.model_validate_json(text)
+        """A stored report, refused (``grader.reports.derived.EditedReport``, a ``ValueError``) when its
+        headline disagrees with its own checks: score, max score and flags are recomputed, never believed."""
+        from grader.reports.derived import require_consistent
+
+        return require_consistent(cls.model_validate_json(text))
 
     def counts(self) -> dict[Status, int]:
         """How many checks ended in each status (every status present, zero included)."""

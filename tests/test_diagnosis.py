@@ -11,7 +11,7 @@ import pytest
 
 from grader.exercise import load_exercise
 from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
-from grader.mistakes import MistakeRecord, MutantSignature, load_record
+from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
 from grader.validation import all_exercise_names
 
@@ -87,7 +87,8 @@ def test_full_marks_not_graded_no_import_stub_tampering_and_stale_record_are_nev
 def test_checks_skipped_here_are_left_out_of_the_signature():
     """scale fails only test_c; with test_c skipped (a GPU check without a GPU), scale matches nothing."""
     assert names(graded("test_e", skipped=("test_c",))) == ["off"]
-    assert [m.mutant for m in nearest({"test_a"}, {"test_a", "test_b"}, record(mutant("scale", "test_c")))] == []
+    only_a = Signature(lost={"test_a": Lost(how=Loss.FAILED)})
+    assert [m.mutant for m in nearest(only_a, {"test_a", "test_b"}, record(mutant("scale", "test_c")))] == []
 
 
 def test_a_candidate_sees_a_diagnosis_only_when_every_check_it_involves_is_visible_and_the_exercise_allows():
@@ -110,7 +111,7 @@ def test_every_held_in_mutant_is_diagnosed_as_itself(name):
     rec = load_record(ex)
     assert rec is not None, f"{name} has no mistakes.json: run `grader validate --more --record {name}`"
     counted = set(rec.checks)
-    missed = {m.name: [n.mutant for n in nearest(set(m.signature), counted, rec)]
+    missed = {m.name: [n.mutant for n in nearest(m.signature, counted, rec)]
               for m in rec.mutants if m.held_in
-              and m.name not in [n.mutant for n in nearest(set(m.signature), counted, rec)]}
+              and m.name not in [n.mutant for n in nearest(m.signature, counted, rec)]}
     assert missed == {}, f"held-in mutants of {name} not diagnosed as themselves (named instead): {missed}"

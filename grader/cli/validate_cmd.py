@@ -112,7 +112,11 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                               soft_wrap=True)
         for line in r.disagreements:
             console.print(f"[bold red]{in_markup(r.exercise)}[/]: {in_markup(line)}", soft_wrap=True)
-    if any(not v.report.graded for r in results for v in [*r.verdicts, *r.compared]):
+    for r in results:  # named once per check, beside the files: the exercise's own bug to fix
+        for check, files in r.check_errors.items():
+            console.print(f"[bold red]{in_markup(r.exercise)}[/]: check {in_markup(check)} raised an error of its "
+                          f"own (a bug in the check, not a catch) on {in_markup(', '.join(files))}", soft_wrap=True)
+    if any(not v.report.graded and not v.report.check_errors for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
     if bad:
         sys.exit(EXIT_INVALID)

@@ -207,8 +207,9 @@ class GraderPlugin:
 
     def pytest_runtest_setup(self, item):
         self.current = None
-        self.phases[item.nodeid] = {"start": time.perf_counter()}
-        if item.get_closest_marker("gpu") is not None and self.box is not None:
+        gpu = item.get_closest_marker("gpu") is not None
+        self.phases[item.nodeid] = {"start": time.perf_counter(), "gpu": gpu}
+        if gpu and self.box is not None:
             from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
@@ -246,7 +247,8 @@ class GraderPlugin:
 
     def _outcome(self, spec: CheckSpec, state: dict, record) -> CheckResult:
         result = CheckResult(id=spec.id, name=spec.name, status=Status.PASSED, score=0.0,
-                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint)
+                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint,
+                             gpu=bool(state.get("gpu")))
         if record is not None:
             text = "".join(record.output)
             if record.output_dropped:
@@ -338,10 +340,31 @@ def _skip_reason(report) -> str:
 
 
 def _root(exc):
-    """The first leaf of an exception group (hypothesis reports several distinct failures as one)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
+    """The first leaf of an exception group (hypothesis reports several distinct failures as one), or the
+    first leaf that is neither an assertion nor the candidate's or the sandbox's: one bug in the check's
+    own code makes the check a check error, whatever else hypothesis found beside it."""
+    leaves = list(_leaves(exc))
+    broken = [e for e in leaves if not (is_assertion(e) or isinstance(e, (CandidateError, SandboxFailure,
+                                                                          SandboxStartError)))]
+    return (broken or leaves or [exc])[0]
+
+
+def _leaves(exc):
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    elif exc is not None:
+        yield exc
+
+
+def is_assertion(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is an assertion about the candidate's answer: the only way a check may fail.
+
+    That is an ``AssertionError`` (what ``expect_*``, ``candidate_raises``, ``torch.testing.assert_close`` and a
+    bare ``assert`` raise) or an author's explicit ``pytest.fail``. Anything else raised by judge code (a
+    ``KeyError`` on a mistyped probe key, a ``TypeError`` in a helper) is a check error.
+    """
+    return isinstance(exc, (AssertionError, pytest.fail.Exception))
 
 
 def _classify(result: CheckResult, excinfo, report) -> None:
@@ -361,10 +384,20 @@ def _classify(result: CheckResult, excinfo, report) -> None:
         result.status = Status.ERROR
         result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
         result.details = exc.traceback
-    else:
+        # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
+        result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
+    elif is_assertion(exc):
         result.status = Status.FAILED
-        text = str(exc) if exc is not None else ""
+        text = str(exc)
         result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        result.details = report.longreprtext[-4000:]
+    else:
+        # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a
+        # bug in the grader's checks, never the candidate's failure (the grading becomes "not graded").
+        result.status = Status.CHECK_ERROR
+        text = str(exc).strip().splitlines()[0][:300] if exc is not None and str(exc).strip() else ""
+        what = type(exc).__name__ if exc is not None else "an error the judge could not read"
+        result.message = f"the check's own code raised {what}" + (f": {text}" if text else "")
         result.details = report.longreprtext[-4000:]
     # Library text (a coloured torch or triton message) reads as words, not as escape codes.
     result.message, result.details = without_ansi(result.message), without_ansi(result.details)

@@ -22,6 +22,8 @@ class RowStatus(str, Enum):
     MISSING = "missing"  # the candidate has no file for this exercise
     EMPTY = "empty"  # the file is empty or whitespace: scored 0
     INVALID = "invalid"  # the file is not valid Python: scored 0
+    UNTOUCHED_STUB = "untouched_stub"  # the exercise's stub byte for byte: nothing attempted, scored 0
+    CHECK_ERROR = "check_error"  # a check's own code raised (a bug in the grader's checks): no score
     UNREADABLE = "unreadable"  # the file could not be read (broken link, permissions, not a file)
     AMBIGUOUS = "ambiguous"  # several .py files and none has the exercise's file name
     UNKNOWN_EXERCISE = "unknown_exercise"  # the folder names no exercise we know
@@ -29,7 +31,7 @@ class RowStatus(str, Enum):
     @property
     def scored(self) -> bool:
         """Whether a row with this status carries a score (0 for files that cannot count)."""
-        return self in (RowStatus.GRADED, RowStatus.EMPTY, RowStatus.INVALID)
+        return self in (RowStatus.GRADED, RowStatus.EMPTY, RowStatus.INVALID, RowStatus.UNTOUCHED_STUB)
 
 
 @dataclass
@@ -47,6 +49,19 @@ class Row:
     flags: list[str] = field(default_factory=list)  # filled by flags_for() and the similarity pass
 
     @property
+    def sandbox(self) -> str | None:
+        """Where it was graded: ``docker``, ``docker (runsc)`` or ``local`` (not isolated); None: not graded."""
+        if self.report is None or not self.report.environment.sandbox:
+            return None
+        env = self.report.environment
+        return env.sandbox + (f" ({env.oci_runtime})" if env.oci_runtime not in (None, "runc") else "")
+
+    @property
+    def isolated(self) -> bool:
+        """False for a row graded in the local sandbox: the candidate's code ran as the grader's user."""
+        return self.report is None or self.report.environment.sandbox != "local"
+
+    @property
     def scorecard(self) -> str | None:
         """Relative URL of this row's HTML scorecard in the output folder, if it has one."""
         if self.report is None:
@@ -56,9 +71,16 @@ class Row:
 
 def flags_for(report: Report | None) -> list[str]:
     """What a panel should look at twice: forbidden APIs, the source audit's findings (tampering,
-    dynamic access, private torch), timeouts, crashes/errors."""
-    if report is None or not report.graded:
+    dynamic access, private torch), timeouts, crashes/errors, checks not run (skipped: left out of the
+    score), a check error (the grader's own bug), a grading in the local sandbox (not isolated)."""
+    if report is None:
         return []
+    if report.check_errors:
+        return ["check_error"]
+    if not report.graded:
+        return []
+    if report.untouched_stub:  # nothing was attempted: its "crashes" are the stub's NotImplementedError
+        return ["not_isolated"] if report.environment.sandbox == "local" else []
     flags = []
     if report.forbidden:
         flags.append("forbidden")
@@ -68,4 +90,8 @@ def flags_for(report: Report | None) -> list[str]:
         flags.append("timeout")
     if Status.ERROR in statuses:
         flags.append("error")
+    if Status.SKIPPED in statuses:
+        flags.append("skipped")
+    if report.environment.sandbox == "local":
+        flags.append("not_isolated")
     return flags

@@ -39,5 +39,6 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise]) -> list[Pat
     with atomic_write(out / "similarity.html") as f:
         f.write(render_similarity_html(similarity))
     with atomic_write(out / "index.html") as f:
-        f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems))
+        f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=batch.layout.problems,
+                             ignored=batch.layout.ignored))
     return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "items.csv", out / "similarity.html"]

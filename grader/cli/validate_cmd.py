@@ -88,7 +88,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
             table.add_column(column)
         for v in result.verdicts:
             # Names, messages and file names are text, never markup: a check called "rows [0, 1]" stays whole.
-            table.add_row(in_markup(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
+            score = f"{v.report.score:g}/{v.report.max_score:g}" if v.report.graded else "not graded"
+            table.add_row(in_markup(v.path.name), v.kind, score,
                           "ok" if v.ok else f"[red]{in_markup(v.problem)}[/]")
         console.print(table)
         for problem in [*result.problems, *result.disagreements]:

@@ -118,7 +118,9 @@ def what_happened(lost: Signature) -> str:
     ways = Counter(_phrase(how.how, how.detail) for how in lost.lost.values())
     if len(ways) == 1:
         (phrase, _), = ways.items()
-        return f"every lost check {phrase} ({n} of {n})"
+        how = next(iter(lost.lost.values()))
+        nothing_back = how.how is Loss.TIMEOUT or (how.how is Loss.ERROR and how.detail is None)
+        return f"every lost check {phrase} ({n} of {n})" + (": no answer came back to compare" if nothing_back else "")
     parts = ", ".join(f"{k} {phrase}" for phrase, k in sorted(ways.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"{n} lost checks: {parts}"
 
@@ -126,7 +128,7 @@ def what_happened(lost: Signature) -> str:
 def _phrase(how: Loss, detail: str | None) -> str:
     """What happened to a check, finishing "every lost check ..." or "3 ...": the judge's words only."""
     if how is Loss.TIMEOUT:
-        return "timed out (no answer came back to compare)"
+        return "timed out"
     if how is Loss.ERROR:
         return f"raised {detail} in the submission's code" if detail else "crashed the sandbox"
     if how is Loss.FORBIDDEN:

@@ -85,3 +85,20 @@ def test_submit_exits_3_with_nothing_scored(tmp_path):
     assert "NOT GRADED — a check of the grader broke" in r.output and "Doubles a vector" in r.output
     stored = Report.from_json((tmp_path / "r.json").read_text())
     assert [c.status for c in stored.checks] == [Status.FAILED, Status.CHECK_ERROR]
+
+
+def test_regrade_carries_the_check_error_and_compares_its_status(broken, tmp_path):
+    from grader.evidence.regrade import regrade
+
+    result = regrade(broken, MUTANT, exercise_root=FIXTURES, sandbox="local")
+    assert not result.new.graded and [c.name for c in result.new.check_errors] == ["Doubles a vector"]
+    assert result.differences == []  # the same checks, the same statuses, check_error included
+    r = CliRunner().invoke(main, ["regrade", str(_write(broken, tmp_path)), str(MUTANT), "--sandbox", "local",
+                                  "--exercises", str(FIXTURES)])
+    assert r.exit_code == 3 and "raised an error of its own" in " ".join(r.output.split()), r.output
+
+
+def _write(report: Report, folder: Path) -> Path:
+    path = folder / "report.json"
+    path.write_text(report.to_json())
+    return path

@@ -248,7 +248,9 @@ def test_the_issue_batch_says_what_is_true_on_the_page(browser, issue_site):
         assert v.row("dave").locator("td").first.inner_text().startswith("untouched stub · scored 0")
         assert "1 result was graded in the local sandbox: NOT isolated" in v.page.locator("#not-isolated").inner_text()
         assert "not isolated" in v.row("erin").locator("td").first.inner_text()
-        assert "2 checks not run" in v.row("erin").locator("td").nth(1).inner_text()
+        evaluate = v.row("erin").locator("td").nth(1)
+        assert "2 GPU checks not run" in evaluate.inner_text()  # the why is the flag's title: the headline's words
+        assert evaluate.locator(".f-skipped").get_attribute("title") == "2 GPU checks (4 points) not run: no GPU in the sandbox"
         assert v.row("bob").locator("td.looks").inner_text().startswith(
             "kv_cache_decode no named mistake: every lost check timed out")
         assert v.page.locator("#problems li").count() == 1 and "README.txt" not in v.page.locator("#problems").inner_text()

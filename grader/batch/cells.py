@@ -85,8 +85,9 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             title = "graded in the local sandbox: the candidate's code ran as the grader's user, not in Docker"
         label = FLAG_LABELS.get(kind, kind)
         if kind == "skipped" and report is not None:
-            n = sum(c.status.value == "skipped" for c in report.checks)
-            label = f"{n} check{'s' if n != 1 else ''} not run"
+            skipped = [c for c in report.checks if c.status.value == "skipped"]
+            kind_word = "GPU check" if all(c.gpu for c in skipped) else "check"
+            label = f"{len(skipped)} {kind_word}{'s' if len(skipped) != 1 else ''} not run"
         out.append(Flag(kind, label, title))
     matches = similar.get((row.candidate, row.exercise), [])
     for n, anchor, other, sim in matches[:MAX_SIMILAR_FLAGS]:

@@ -139,12 +139,12 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     assert r.exit_code == 0, r.output
     rec = load_record(load_exercise(toy))
     assert rec.schema_version == 2
-    failed = Lost(how=Loss.FAILED)
-    assert {m.name: m.signature.lost for m in rec.mutants} == {
-        "uses_mul": {"test_scale_property": failed, "test_scale_small": failed},
+    failed, mul = Lost(how=Loss.FAILED), Lost(how=Loss.FORBIDDEN, detail="torch.mul")
+    assert {m.name: m.signature.lost for m in rec.mutants} == {  # uses_mul loses its credit to the forbidden API
+        "uses_mul": {"test_scale_property": mul, "test_scale_small": mul},
         "wrong_for_long": {"test_scale_property": failed}}
 
-    narrower = Signature(lost={"test_scale_small": failed})
+    narrower = Signature(lost={"test_scale_small": mul})
     tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signature": narrower}),
                                                   rec.mutants[1]]})
     (toy / RECORD_NAME).write_text(tampered.model_dump_json())

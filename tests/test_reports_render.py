@@ -417,3 +417,14 @@ def test_a_passed_hidden_check_never_reads_details_withheld():
         [failed] = [r for r in rows if "Hidden and failed" in r and ("✗" in r or "failed</span>" in r)]
         assert "withheld" not in passed, (fmt, passed)
         assert "withheld" in failed, (fmt, failed)  # the failed one still says so
+
+
+def test_an_outcome_diagnosis_names_no_mutant_in_any_format():
+    from grader.reports.model import Diagnosis
+
+    outcome = Diagnosis(kind="outcome", description="every lost check timed out (5 of 5): no answer came back to "
+                        "compare", matched=0, failed=5, signature=0, answers_only=False)
+    report = mixed_report().model_copy(update={"diagnosis": [outcome]})
+    for fmt, text in _all_formats(report).items():
+        assert "no named mistake: every lost check timed out (5 of 5)" in " ".join(text.split()), fmt
+        assert "mutant )" not in text and "mutant ``" not in text and "mutant <code></code>" not in text, fmt

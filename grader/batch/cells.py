@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from grader.batch.model import Row, RowStatus
 from grader.batch.similarity import pair_anchors
 from grader.reports.model import FINDING_LABELS
-from grader.reports.render import fmt_points, not_counted_lines
+from grader.reports.headline import fmt_points, not_counted_lines
 
 #: The word a cell shows for each status that is not a plain score.
 WORDS = {

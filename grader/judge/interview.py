@@ -205,25 +205,25 @@ _OUTCOME_QUESTIONS = {
     Loss.TIMEOUT: (
         "Some calls to your code never returned before the deadline ({check} among them). Where does your loop "
         "or recursion end, and what bounds the work one call does?",
-        "A strong answer points at the loop whose exit condition can fail to hold (or work that grows with "
-        "something it should not, such as a sequence re-processed at every step), states the bound the code "
-        "should have, and says how a small input run by hand would have shown the hang."),
+        "They point at the loop whose exit condition can fail to hold (or work that grows with something it "
+        "should not, such as a sequence re-processed at every step), state the bound the code should have, and "
+        "say how a small input run by hand would have shown the hang."),
     Loss.ERROR: (
         "Your code raised {what} ({check} among the checks it cost). Which input makes it raise, and what should "
         "the code do with that input instead?",
-        "A strong answer rebuilds the input from the contract (a shape, a dtype, an edge case such as an empty "
-        "batch or a zero), explains why the code raised there, and says what the contract asks for: a value, "
-        "or the specific error it names."),
+        "They rebuild the input from the contract (a shape, a dtype, an edge case such as an empty batch or a "
+        "zero), explain why the code raised there, and say what the contract asks for: a value, or the specific "
+        "error it names."),
     Loss.FORBIDDEN: (
         "Your solution uses {what}, which this exercise rules out ({check} among the checks that got no credit). "
         "How would you compute the same thing with the operations it allows?",
-        "A strong answer writes out what the forbidden call computes (its formula and shapes) and builds it from "
-        "the allowed operations, naming the numerical care it needs (a max subtracted before an exponent, a "
-        "mask applied before a softmax)."),
+        "They write out what the forbidden call computes (its formula and shapes) and build it from the allowed "
+        "operations, naming the numerical care it needs (a max subtracted before an exponent, a mask applied "
+        "before a softmax)."),
 }
 _CRASH = ("The sandbox process died during {check}. What in your code could end the process or exhaust its memory?",
-          "A strong answer looks for what grows without bound (a tensor kept per step, a list never cleared, an "
-          "allocation sized by an input) or for a call that exits the process, and says how to bound it.")
+          "They look for what grows without bound (a tensor kept per step, a list never cleared, an allocation "
+          "sized by an input) or for a call that exits the process, and say how to bound it.")
 
 
 def because(question: Question, failed_checks: list[str], diagnosed_mutants: list[str], *,

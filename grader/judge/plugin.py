@@ -34,10 +34,11 @@ from pydantic import ValidationError
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
-from grader.judge import counterexample, shrinking
-from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.judge import shrinking
+from grader.judge.calls import CandidateError, CheckSandbox
+from grader.judge.outcomes import classify, root
 from grader.judge.spec import CheckSpec
-from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Status, Visibility, cap_text
+from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.sandbox.client import SandboxStartError
 from grader.sandbox.selfreport import SandboxSummary
@@ -264,8 +265,8 @@ class GraderPlugin:
             result.status = Status.SKIPPED
             result.message = _skip_reason(report)
         elif report.failed:
-            _classify(result, excinfo, report)
-            exc = _root(excinfo.value if excinfo else None)
+            classify(result, excinfo, report)
+            exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
                 self._infra(str(exc))
             if result.not_run and self.load_error is None:
@@ -337,67 +338,3 @@ def _skip_reason(report) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return "skipped"
-
-
-def _root(exc):
-    """The first leaf of an exception group (hypothesis reports several distinct failures as one), or the
-    first leaf that is neither an assertion nor the candidate's or the sandbox's: one bug in the check's
-    own code makes the check a check error, whatever else hypothesis found beside it."""
-    leaves = list(_leaves(exc))
-    broken = [e for e in leaves if not (is_assertion(e) or isinstance(e, (CandidateError, SandboxFailure,
-                                                                          SandboxStartError)))]
-    return (broken or leaves or [exc])[0]
-
-
-def _leaves(exc):
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        for inner in exc.exceptions:
-            yield from _leaves(inner)
-    elif exc is not None:
-        yield exc
-
-
-def is_assertion(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is an assertion about the candidate's answer: the only way a check may fail.
-
-    That is an ``AssertionError`` (what ``expect_*``, ``candidate_raises``, ``torch.testing.assert_close`` and a
-    bare ``assert`` raise) or an author's explicit ``pytest.fail``. Anything else raised by judge code (a
-    ``KeyError`` on a mistyped probe key, a ``TypeError`` in a helper) is a check error.
-    """
-    return isinstance(exc, (AssertionError, pytest.fail.Exception))
-
-
-def _classify(result: CheckResult, excinfo, report) -> None:
-    exc = _root(excinfo.value) if excinfo is not None else None
-    if isinstance(exc, CandidateError) and exc.during_import:
-        # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
-        result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
-        return
-    result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
-    if isinstance(exc, SandboxTimeout):
-        result.status, result.message = Status.TIMEOUT, str(exc)
-    elif isinstance(exc, (SandboxFailure, SandboxStartError)):
-        result.status, result.message = Status.ERROR, str(exc)
-        if isinstance(exc, SandboxCrash):
-            result.message += " (exit codes and printed text never count)"
-    elif isinstance(exc, CandidateError):
-        result.status = Status.ERROR
-        result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
-        result.details = exc.traceback
-        # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
-        result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
-    elif is_assertion(exc):
-        result.status = Status.FAILED
-        text = str(exc)
-        result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
-        result.details = report.longreprtext[-4000:]
-    else:
-        # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a
-        # bug in the grader's checks, never the candidate's failure (the grading becomes "not graded").
-        result.status = Status.CHECK_ERROR
-        text = str(exc).strip().splitlines()[0][:300] if exc is not None and str(exc).strip() else ""
-        what = type(exc).__name__ if exc is not None else "an error the judge could not read"
-        result.message = f"the check's own code raised {what}" + (f": {text}" if text else "")
-        result.details = report.longreprtext[-4000:]
-    # Library text (a coloured torch or triton message) reads as words, not as escape codes.
-    result.message, result.details = without_ansi(result.message), without_ansi(result.details)

@@ -24,6 +24,7 @@ from grader.errors import UsageError
 from grader.reports import templating
 from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report, Status, Timing,
                                   Visibility)
+from grader.reports.headline import StatusCount, fmt_points, not_counted_lines
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
 
@@ -41,36 +42,6 @@ SYMBOLS: dict[Status, str] = {
 }
 #: Statuses whose message, counterexample, hint and output get their own section.
 PROBLEMS = (Status.FAILED, Status.ERROR, Status.TIMEOUT, Status.CHECK_ERROR)
-#: How a count of checks in each status reads: (one, several). "11 error" is not English.
-STATUS_WORDS: dict[Status, tuple[str, str]] = {
-    Status.PASSED: ("passed", "passed"),
-    Status.FAILED: ("failed", "failed"),
-    Status.ERROR: ("error", "errors"),
-    Status.TIMEOUT: ("timed out", "timed out"),
-    Status.SKIPPED: ("skipped", "skipped"),
-    Status.CHECK_ERROR: ("check error", "check errors"),
-}
-
-
-@dataclass(frozen=True)
-class StatusCount:
-    """How many checks ended in one status: ``"! 11 errors"``; ``status`` is the CSS class and style key."""
-
-    symbol: str
-    status: str
-    n: int
-
-    @property
-    def text(self) -> str:
-        one, several = STATUS_WORDS[Status(self.status)]
-        return f"{self.symbol} {self.n} {one if self.n == 1 else several}"
-
-
-def fmt_points(value: float) -> str:
-    """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"``."""
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
-
-
 def fmt_duration(seconds: float) -> str:
     """``1390.4`` -> ``"23 min 10 s"``, ``3605`` -> ``"1 h 5 s"``: whole seconds, zero parts left out."""
     total = max(0, round(seconds))
@@ -336,23 +307,6 @@ def _timing_lines(timing: Timing | None) -> tuple[str | None, bool, str]:
         return f"{line}, on time", False, ""
     over = fmt_duration(timing.elapsed_s - 60 * timing.limit_minutes)
     return line, True, f"LATE: submitted {over} after the {limit} limit"
-
-
-def not_counted_lines(checks: list[CheckResult]) -> list[str]:
-    """The checks left out of the score, grouped by why: ``"2 GPU checks (4 points) not run: no GPU in the
-    sandbox"``. A skipped check counts toward neither score nor maximum, so a 100% without this line would
-    hide that part of the exercise was never tried (the GPU policy, a sandbox without a device)."""
-    groups: dict[tuple[bool, str], list[CheckResult]] = {}
-    for c in checks:
-        if c.status is Status.SKIPPED:
-            groups.setdefault((c.gpu, c.message.strip().split("\n", 1)[0]), []).append(c)
-    out = []
-    for (gpu, reason), group in groups.items():
-        n, points = len(group), fmt_points(sum(c.max_score for c in group))
-        kind = "GPU check" if gpu else "check"
-        out.append(f"{n} {kind}{'s' if n != 1 else ''} ({points} point{'s' if points != '1' else ''}) not run"
-                   + (f": {reason}" if reason else " (the reason is withheld: hidden checks)"))
-    return out
 
 
 def _load_error_view(error: LoadError | None, checks: list[CheckResult]) -> LoadErrorView | None:

@@ -224,7 +224,7 @@ def _diagnosis(v: ScorecardView) -> Group:
     parts: list = [Text("Diagnosis", style="bold")]
     for d in v.diagnosis:
         line = Text.assemble(("→ ", "cyan"), shown(d.line), overflow="fold")
-        if v.audience == "panel":
+        if v.audience == "panel" and d.mutant:  # an outcome names no mutant
             line.append(f"  (mutant {shown(d.mutant)})", style="dim")
         parts.append(line)
     return Group(*parts, "")

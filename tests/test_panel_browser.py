@@ -251,6 +251,7 @@ def test_the_issue_batch_says_what_is_true_on_the_page(browser, issue_site):
         evaluate = v.row("erin").locator("td").nth(1)
         assert "2 GPU checks not run" in evaluate.inner_text()  # the why is the flag's title: the headline's words
         assert evaluate.locator(".f-skipped").get_attribute("title") == "2 GPU checks (4 points) not run: no GPU in the sandbox"
+        assert "6 results: 2 GPU checks (4 points) not run: no GPU in the sandbox" in v.page.locator("#not-run").inner_text()
         assert v.row("bob").locator("td.looks").inner_text().startswith(
             "kv_cache_decode no named mistake: every lost check timed out")
         assert v.page.locator("#problems li").count() == 1 and "README.txt" not in v.page.locator("#problems").inner_text()

@@ -28,6 +28,7 @@ from grader.batch.items import FLAG_LABELS, analyse_exercise
 from grader.batch.model import Row, RowStatus
 from grader.batch.summary import summarize
 from grader.reports import templating
+from grader.reports.headline import not_counted_lines
 from grader.reports.render import fmt_points
 
 #: How excluded rows are counted under a chart ("2 missing").
@@ -114,13 +115,15 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
         table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, []), looks_like(mine, columns)))
     views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
     flags = sorted({f.kind: f for c in table for x in c.cells for f in x.flags}.items())
+    not_run = Counter(line for r in rows if r.report is not None and r.status.scored
+                      for line in not_counted_lines(r.report.checks))
     return _env.get_template("panel.html.j2").render(
         title=title, generated_at=generated_at,
         summary=summarize(rows, len(candidates), list(problems), list(ignored)),
         columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs),
         rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED],
         check_errors=[r for r in rows if r.status is RowStatus.CHECK_ERROR],
-        not_isolated=[r for r in rows if not r.isolated],
+        not_isolated=[r for r in rows if not r.isolated], not_run=sorted(not_run.items()),
         filters=[(kind, FLAG_WORDS.get(kind, kind)) for kind, _ in flags],
         looks_shown=LOOKS_SHOWN, items=[analyse_exercise(ex, by_exercise[ex]) for ex in columns])
 

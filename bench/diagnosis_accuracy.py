@@ -13,7 +13,14 @@ side by side:
 
 Correct files (the reference, every variant) earn full marks in validate, and a full-marks
 grading is never diagnosed: 0 by rule, and ``tests/test_mistakes.py`` grades a reference and a
-variant to hold it. Run: ``.venv/bin/python bench/diagnosis_accuracy.py``.
+variant to hold it.
+
+And a fourth (issue 26): no false "looks like" for losses that are not wrong answers. For every
+recorded signature (and every exercise's whole set of checks), the same checks lost instead by a
+timeout, by a NotImplementedError (the untouched stub's), by a sandbox crash, and by a forbidden API
+the record does not hold: each is matched against the full record. A name given to one of them is
+false unless a recorded mutant lost those checks that very way; every one of them should get an
+"outcome" line saying what happened instead. Run: ``.venv/bin/python bench/diagnosis_accuracy.py``.
 """
 
 from __future__ import annotations
@@ -25,12 +32,47 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.exercise import load_exercise  # noqa: E402
 from grader.judge.diagnosis import nearest  # noqa: E402
-from grader.mistakes import MistakeRecord, load_record  # noqa: E402
+from grader.mistakes import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
 from grader.validation import all_exercise_names  # noqa: E402
 
+#: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.
+NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT), "NotImplementedError": Lost(how=Loss.ERROR, detail="NotImplementedError"),
+               "crash": Lost(how=Loss.ERROR), "forbidden": Lost(how=Loss.FORBIDDEN, detail="torch.not_in_any_record")}
 
-def named(sig: list[str], rec: MistakeRecord) -> list[str]:
-    return [m.mutant for m in nearest(set(sig), set(rec.checks), rec)]
+
+def named(sig: Signature, rec: MistakeRecord) -> list[str]:
+    return [m.mutant for m in nearest(sig, set(rec.checks), rec)]
+
+
+def which_checks_only(rec: MistakeRecord) -> MistakeRecord:
+    """The record as the rule before issue 26 read it: which checks, not how (every loss a wrong answer)."""
+    def blind(sig: Signature) -> Signature:
+        return Signature(lost={c: Lost(how=Loss.FAILED) for c in sig.lost})
+    return rec.model_copy(update={"mutants": [m.model_copy(update={"signature": blind(m.signature)})
+                                              for m in rec.mutants]})
+
+
+def not_answers(rec: MistakeRecord) -> tuple[int, int, int, int, list[str]]:
+    """(gradings, falsely named, rightly named, named by the rule before issue 26, lines): every recorded check
+    set, and all checks, lost in each way of NOT_ANSWERS. A name is right only when the named mutant lost every
+    one of those checks that same way. The old rule compared which checks alone."""
+    check_sets = {tuple(sorted(m.signature.lost)) for m in rec.mutants} | {tuple(rec.checks)}
+    blind = which_checks_only(rec)
+    n = false = right = before = 0
+    lines = []
+    by_name = {m.name: m for m in rec.mutants}
+    for checks in sorted(check_sets):
+        for kind, how in NOT_ANSWERS.items():
+            grading = Signature(lost={c: how for c in checks})
+            n += 1
+            before += bool(named(Signature(lost={c: Lost(how=Loss.FAILED) for c in checks}), blind))
+            for name in named(grading, rec):
+                if grading.same_way(by_name[name].signature.within(set(checks))) == len(checks):
+                    right += 1
+                else:
+                    false += 1
+                    lines.append(f"  false looks-like {rec.exercise}: {len(checks)} checks lost by {kind} -> {name}")
+    return n, false, right, before, lines
 
 
 def main() -> None:
@@ -38,12 +80,17 @@ def main() -> None:
     every = every_self = 0
     out_n = out_named = out_tied = 0
     loo_n = loo_named = loo_tied = 0
+    corpus_n = corpus_false = corpus_right = corpus_before = 0
     rows = []
     for name in all_exercise_names():
         rec = load_record(load_exercise(name))
         if rec is None:
             print(f"{name}: no record")
             continue
+        n, false, right, before, lines = not_answers(rec)
+        corpus_n, corpus_false, corpus_right = corpus_n + n, corpus_false + false, corpus_right + right
+        corpus_before += before
+        rows += lines
         held_in = rec.model_copy(update={"mutants": [m for m in rec.mutants if m.held_in]})
         for m in rec.mutants:
             every += 1
@@ -76,7 +123,12 @@ def main() -> None:
           f"{out_n - out_named} no diagnosis")
     print(f"leave-one-out (every mutant vs the record without it): {loo_named}/{loo_n} given a wrong name "
           f"({loo_tied} identical signature, {loo_named - loo_tied} partial)")
-    print(f"misdiagnosed_held_out={out_named / max(out_n, 1):.3f} misdiagnosed_leave_one_out={loo_named / max(loo_n, 1):.3f}")
+    print(f"timeouts, crashes, NotImplementedError and forbidden-only losses of every recorded check set: "
+          f"{corpus_false}/{corpus_n} given a false looks-like ({corpus_right} named a mutant that lost them the "
+          f"same way; the rest say what happened); matching which checks alone (before issue 26): "
+          f"{corpus_before}/{corpus_n} named")
+    print(f"misdiagnosed_held_out={out_named / max(out_n, 1):.3f} misdiagnosed_leave_one_out={loo_named / max(loo_n, 1):.3f} "
+          f"false_looks_like_not_answers={corpus_false / max(corpus_n, 1):.3f}")
 
 
 if __name__ == "__main__":

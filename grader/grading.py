@@ -71,6 +71,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     )
     report.warnings += _source_warnings(source)
     if is_untouched_stub(ex, source):
+        report.untouched_stub = True
         report.warnings.append(UNTOUCHED_STUB)
     if choice.note:
         report.warnings.append(choice.note)
@@ -91,7 +92,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
                          gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event)
     _fill(report, ex, run, audit)
-    hindsight.annotate(report, untouched_stub=UNTOUCHED_STUB in report.warnings)
+    hindsight.annotate(report, untouched_stub=report.untouched_stub)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 
@@ -167,6 +168,23 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     report.load_error = run.load_error
     decision.apply(report, audit, packages=set(hello.tripwire_modules if hello else []))
     report.score, report.max_score = total(checks)
+    if report.check_errors:
+        _check_error(report)
+
+
+#: The first line of a grading's "not graded" reason when a check's own code raised (a candidate reads this line).
+CHECK_ERROR_REASON = ("a check of this exercise raised an error of its own, a bug in the grader's checks, not in the "
+                      "submission: nothing was scored (report it; rerunning gives the same until the check is fixed)")
+
+
+def _check_error(report: Report) -> None:
+    """Not graded, but the checks stay: the panel and the author see which one broke and how (its traceback
+    is in its ``details``), and every other check's outcome beside it. No score: a score without that check
+    would not be comparable with anyone else's, and a submission must not gain by breaking a check."""
+    report.graded = False
+    broken = report.check_errors
+    report.not_graded_reason = CHECK_ERROR_REASON + "".join(f"\n{c.id}: {c.message}" for c in broken)
+    report.score = report.max_score = 0.0
 
 
 def _not_graded(report: Report, reason: str) -> None:

@@ -19,38 +19,98 @@ from __future__ import annotations
 
 import hashlib
 import re
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from grader.atomic import atomic_write
 from grader.corpus import CorpusFile
 from grader.errors import ExerciseError, describe_invalid
 from grader.exercise import Exercise
-from grader.reports.model import Report, Status
+from grader.reports.model import CheckResult, Report, Status
 
 if TYPE_CHECKING:
     from grader.validation import ExerciseValidation
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"
-RECORD_VERSION = 1
+#: 2: each lost check says how it was lost (issue 26). 1: only which checks, read as wrong answers.
+RECORD_VERSION = 2
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Loss(str, Enum):
+    """How a check was lost: a grading matches a mutant only on checks lost the same way."""
+
+    FAILED = "failed"  # a wrong answer: an assertion about what came back failed
+    ERROR = "error"  # the code raised (``Lost.detail``: the exception's class) or the sandbox crashed (no detail)
+    TIMEOUT = "timeout"  # no answer came back in time
+    FORBIDDEN = "forbidden"  # the judge took its credit for a forbidden API (``Lost.detail``: which)
+
+
+#: When a parametrized check's cases were lost in several ways, the one its function is recorded with.
+_PRECEDENCE = (Loss.FORBIDDEN, Loss.TIMEOUT, Loss.ERROR, Loss.FAILED)
+
+
+class Lost(_Strict):
+    """One check function lost, and how."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    how: Loss
+    detail: str | None = Field(default=None, description="error: the exception class the code raised (none: the "
+                                                          "sandbox crashed); forbidden: the API, or several, sorted")
+
+    def same_way(self, other: "Lost") -> bool:
+        """Lost the same way: the same outcome, and the same exception class (or crash) or forbidden API."""
+        return self.how is other.how and self.detail == other.detail
+
+
+class Signature(_Strict):
+    """Which check functions a file loses points on, and how each was lost (what diagnosis matches).
+
+    Kept as its own type so that a record can hold several (one per sandbox flavour, say) without the
+    matching changing.
+    """
+
+    lost: dict[str, Lost] = Field(default_factory=dict, description="check function name -> how it was lost")
+
+    @property
+    def checks(self) -> set[str]:
+        return set(self.lost)
+
+    def within(self, counted: set[str]) -> "Signature":
+        """Cut to the checks a grading counted (a GPU check skipped there says nothing)."""
+        return Signature(lost={c: how for c, how in self.lost.items() if c in counted})
+
+    def same_way(self, other: "Signature") -> int:
+        """How many checks both lost, and lost the same way."""
+        return sum(1 for c, how in self.lost.items() if c in other.lost and how.same_way(other.lost[c]))
+
+
 class MutantSignature(_Strict):
-    """One mutant as validate saw it: which checks it loses points on."""
+    """One mutant as validate saw it: which checks it loses points on, and how."""
 
     name: str = Field(description="the file's stem, as verdicts and interview.toml name it")
     file: str = Field(description="where it is under solutions/<exercise>/, e.g. mutants/no_scaling.diff")
     held_in: bool = Field(description="from mutants/ (graded by CI); false: from more_mutants/")
     sha256: str = Field(description="of the mutant file as written (a patch: the .diff)")
     description: str = Field(description="the first paragraph of its 'Mutant:' header, without the label")
-    signature: list[str] = Field(description="check function names it loses points on, sorted")
+    signature: Signature = Field(description="the checks it loses points on and how (format 1: a sorted list of "
+                                             "check function names, read as wrong answers)")
+
+    @field_validator("signature", mode="before")
+    @classmethod
+    def _format_1(cls, value):
+        """A record written before losses were told apart: every listed check read as a wrong answer."""
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return {"lost": {name: {"how": Loss.FAILED.value} for name in value}}
+        return value
 
 
 class MistakeRecord(_Strict):
@@ -87,7 +147,7 @@ def load_record(ex: Exercise) -> MistakeRecord | None:
 def write_record(ex: Exercise, record: MistakeRecord) -> Path:
     path = record_path(ex)
     with atomic_write(path) as f:
-        f.write(record.model_dump_json(indent=2) + "\n")
+        f.write(record.model_dump_json(indent=2, exclude_none=True) + "\n")
     return path
 
 
@@ -99,8 +159,31 @@ def check_function(check_id: str) -> str:
 def lost_points(report: Report) -> list[str]:
     """The check functions ``report`` lost points on (skipped checks count for nothing), sorted:
     the same rule as ``ExerciseValidation.catches()``."""
-    return sorted({check_function(c.id) for c in report.checks
-                   if c.status is not Status.SKIPPED and c.score < c.max_score})
+    return sorted(losses(report).lost)
+
+
+def how_lost(check: CheckResult, report: Report) -> Lost:
+    """How one check was lost, from the report's typed fields (never its messages)."""
+    if check.penalty == "forbidden":
+        apis = check.forbidden or sorted({h.api for h in report.forbidden if h.how == "static"})
+        return Lost(how=Loss.FORBIDDEN, detail=", ".join(sorted(set(apis))) or None)
+    if check.status is Status.TIMEOUT:
+        return Lost(how=Loss.TIMEOUT)
+    if check.status is Status.ERROR:
+        return Lost(how=Loss.ERROR, detail=check.raised)
+    return Lost(how=Loss.FAILED)
+
+
+def losses(report: Report) -> Signature:
+    """The check functions ``report`` lost points on and how (a parametrized one: its cases' most telling loss,
+    forbidden before timeout before error before a wrong answer). Skipped checks and check errors count for
+    nothing (a check error makes the grading not graded; it says nothing about the file)."""
+    found: dict[str, list[Lost]] = {}
+    for c in report.checks:
+        if c.status not in (Status.SKIPPED, Status.CHECK_ERROR) and c.score < c.max_score:
+            found.setdefault(check_function(c.id), []).append(how_lost(c, report))
+    return Signature(lost={name: min(ways, key=lambda w: _PRECEDENCE.index(w.how))
+                           for name, ways in sorted(found.items())})
 
 
 def counted_checks(report: Report) -> list[str]:
@@ -126,7 +209,7 @@ def mutant_signature(item: CorpusFile, report: Report) -> MutantSignature:
     return MutantSignature(name=item.name, file=f"{item.path.parent.name}/{item.path.name}",
                            held_in=item.path.parent.name == "mutants", sha256=sha256_file(item.path),
                            description=short_description(item.description(), item.name),
-                           signature=lost_points(report))
+                           signature=losses(report))
 
 
 def stale_files(record: MistakeRecord, ex: Exercise, items: list[CorpusFile]) -> list[str]:
@@ -156,15 +239,21 @@ def drift(record: MistakeRecord | None, observed: list[MutantSignature]) -> list
     if record is None:
         return [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"] if observed else []
     recorded = {m.name: m for m in record.mutants}
-    lines = []
+    lines = [] if record.schema_version >= RECORD_VERSION else [
+        f"{RECORD_NAME} is format {record.schema_version}: it does not say how each check was lost (read as wrong "
+        "answers); write it again with --more --record"]
     for m in observed:
         old = recorded.get(m.name)
         if old is None:
             lines.append(f"{m.name}: not in {RECORD_NAME}")
         elif old.signature != m.signature:
-            gained, lost = sorted(set(m.signature) - set(old.signature)), sorted(set(old.signature) - set(m.signature))
+            now, was = m.signature.lost, old.signature.lost
+            gained, lost = sorted(now.keys() - was.keys()), sorted(was.keys() - now.keys())
+            moved = [f"{c} ({was[c].how.value} -> {now[c].how.value})" for c in sorted(now.keys() & was.keys())
+                     if now[c] != was[c]]
             change = "; ".join(part for part in (f"now also fails {', '.join(gained)}" if gained else "",
-                                                 f"no longer fails {', '.join(lost)}" if lost else "") if part)
+                                                 f"no longer fails {', '.join(lost)}" if lost else "",
+                                                 f"loses differently {', '.join(moved)}" if moved else "") if part)
             lines.append(f"{m.name}: signature differs from {RECORD_NAME}: {change}")
     return lines
 
@@ -175,6 +264,10 @@ def build_record(ex: Exercise, result: ExerciseValidation, reference: Path) -> M
     ref = next((v for v in result.verdicts if v.kind == "reference"), None)
     if ref is None or not ref.ok:
         raise RecordRefused(f"the reference was not graded full marks ({ref.problem if ref else 'not graded'})")
+    broken = [f"{v.path.name} ({', '.join(c.name for c in v.report.check_errors)})" for v in result.verdicts
+              if v.report.check_errors]
+    if broken:
+        raise RecordRefused(f"check errors (a bug in the checks, not a signature): {', '.join(broken)}")
     ungraded = [v.path.name for v in result.verdicts if v.kind == "mutant" and not v.report.graded]
     if ungraded:
         raise RecordRefused(f"not graded: {', '.join(ungraded)} (rerun)")

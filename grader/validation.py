@@ -56,6 +56,15 @@ class ExerciseValidation:
     def ok(self) -> bool:
         return not self.problems and not self.disagreements and all(v.ok for v in self.verdicts)
 
+    @property
+    def check_errors(self) -> dict[str, list[str]]:
+        """Check name -> the files on which its own code raised (a bug in the check: the exercise fails)."""
+        out: dict[str, list[str]] = {}
+        for v in [*self.verdicts, *self.compared]:
+            for c in v.report.check_errors:
+                out.setdefault(c.name, []).append(v.path.name)
+        return out
+
     def catches(self) -> dict[str, list[str]]:
         """Check name -> the mutants it catches (loses points on), in the reference's check order."""
         out: dict[str, list[str]] = {}
@@ -65,12 +74,15 @@ class ExerciseValidation:
         for v in self.verdicts:
             if v.kind == "mutant":
                 for c in v.report.checks:
-                    if c.status is not Status.SKIPPED and c.score < c.max_score:
+                    # A check whose own code raised caught nothing: it is a check error (see ``check_errors``).
+                    if c.status not in (Status.SKIPPED, Status.CHECK_ERROR) and c.score < c.max_score:
                         out.setdefault(c.name, []).append(v.path.stem)
         return out
 
 
 def _judge(kind: str, report: Report) -> str | None:
+    if report.check_errors:  # the exercise's own bug, whatever the file: never "caught", never infrastructure
+        return "check error: " + "; ".join(f"{c.name} [{c.id}] {c.message}" for c in report.check_errors)
     if not report.graded:
         return f"not graded: {report.not_graded_reason}"
     lost = [f"{c.name} ({c.status.value}: {c.message[:120]})" for c in report.checks

@@ -70,3 +70,55 @@ def test_an_exercise_without_a_record_or_a_guide_gets_neither(tmp_path):
     failing = report("test_small")
     loaded.annotate(failing)
     assert failing.diagnosis == [] and failing.follow_ups == []
+
+
+# --- questions chosen from what happened (issue 26), on kv_cache_decode's own guide ---------------------------
+
+ATTENTION = ["test_decode_matches_causal_attention", "test_cache_grows_by_one_token", "test_step_from_a_given_cache",
+             "test_step_float64", "test_step_leaves_arguments_alone"]
+SAMPLER = ["test_samples_stay_in_the_nucleus", "test_ties_rank_lower_index_first",
+           "test_frequencies_follow_the_renormalised_nucleus"]
+WRONG_SHAPE = "Your cache came back with the wrong shape"
+OUTSIDE_NUCLEUS = "Your sampler drew a token outside the nucleus"
+
+
+def kv_report(lost: list[str], status: Status, **fields) -> Report:
+    ex = load_exercise("kv_cache_decode")
+    names = list(dict.fromkeys([*ATTENTION, *SAMPLER, "test_reproducible_from_the_generator"]))
+    checks = [CheckResult(id=f"test_kv.py::{n}", name=n, status=status if n in lost else Status.PASSED,
+                          score=0 if n in lost else 1, max_score=1, visibility=Visibility.VISIBLE,
+                          **(fields if n in lost else {})) for n in names]
+    report = Report(exercise=ex.name, graded=True, checks=checks, score=sum(c.score for c in checks),
+                    max_score=len(checks))
+    Hindsight.load(ex).annotate(report)
+    return report
+
+
+def test_a_looping_candidate_is_not_asked_about_a_wrong_shape():
+    report = kv_report(ATTENTION, Status.TIMEOUT)
+    asks = [f.ask for f in report.follow_ups]
+    assert not any(WRONG_SHAPE in a for a in asks), asks
+    first = report.follow_ups[0]
+    assert first.ask.startswith("Some calls to your code never returned before the deadline")
+    assert first.because == "check test_decode_matches_causal_attention timed out"
+    assert all("failed" not in f.because for f in report.follow_ups)
+
+
+def test_a_forbidden_only_loss_is_asked_about_the_forbidden_api_not_a_wrong_answer():
+    sdpa = "torch.nn.functional.scaled_dot_product_attention"
+    report = kv_report(ATTENTION, Status.FAILED, penalty="forbidden", forbidden=[sdpa])
+    asks = [f.ask for f in report.follow_ups]
+    assert not any(WRONG_SHAPE in a for a in asks), asks
+    assert asks[0].startswith(f"Your solution uses {sdpa}, which this exercise rules out")
+    assert report.follow_ups[0].because == f"check test_decode_matches_causal_attention got no credit for the forbidden {sdpa}"
+
+
+def test_a_sampler_that_raises_is_not_told_it_drew_outside_the_nucleus():
+    report = kv_report(SAMPLER, Status.ERROR, raised="TypeError", message="your code raised TypeError: bad")
+    asks = [f.ask for f in report.follow_ups]
+    assert not any(OUTSIDE_NUCLEUS in a for a in asks), asks
+    assert asks[0].startswith("Your code raised TypeError") and report.follow_ups[0].because == (
+        "check test_samples_stay_in_the_nucleus raised TypeError")
+    wrong = kv_report(SAMPLER, Status.FAILED)  # the same checks lost as wrong answers: the guide's own question
+    assert wrong.follow_ups[0].ask.startswith(OUTSIDE_NUCLEUS)
+    assert wrong.follow_ups[0].because == "check test_samples_stay_in_the_nucleus failed"

@@ -72,9 +72,11 @@ def test_batch_grades_every_candidate_and_writes_the_panel_folder(tmp_path, no_l
     assert rows["ben"]["status"] == "graded" and float(rows["ben"]["score"]) < float(rows["ben"]["max_score"])
     assert rows["dee"]["status"] == "invalid" and rows["dee"]["score"] == "0" and "line 1" in rows["dee"]["reason"]
     assert rows["eve"]["status"] == "missing" and rows["eve"]["score"] == ""
+    assert rows["ann"]["sandbox"] == "docker" and rows["eve"]["sandbox"] == ""  # where each row was graded
 
     lines = {x["candidate"]: x for x in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert "forbidden" in lines["ben"]["flags"]
+    assert (lines["ann"]["sandbox"], lines["ann"]["isolated"]) == ("docker", True)
     for name in ("ann", "ben", "cat", "dee"):
         cards = out / "candidates" / name
         assert (cards / "toy.html").is_file() and (cards / "toy" / "results.json").is_file()

@@ -7,8 +7,8 @@ import json
 import re
 
 from grader.batch import exports
-from grader.batch.model import Row, RowStatus
-from grader.reports.model import CheckResult, Diagnosis, Report, Status, Visibility
+from grader.batch.model import Row, RowStatus, flags_for
+from grader.reports.model import CheckResult, Diagnosis, Environment, Report, Status, Visibility
 
 
 def report(score_a: float, status_b: Status = Status.FAILED) -> Report:
@@ -18,7 +18,8 @@ def report(score_a: float, status_b: Status = Status.FAILED) -> Report:
         CheckResult(id="test_a.py::test_two", name="two", status=status_b, score=0, max_score=3,
                     visibility=Visibility.HIDDEN, message="hidden detail"),
     ]
-    return Report(exercise="toy", graded=True, checks=checks, score=score_a, max_score=5)
+    return Report(exercise="toy", graded=True, checks=checks, score=score_a, max_score=5,
+                  environment=Environment(sandbox="docker", oci_runtime="runc"))
 
 
 def rows() -> list[Row]:
@@ -34,13 +35,60 @@ def test_summary_csv_columns_and_values(tmp_path):
     exports.write_summary_csv(rows(), tmp_path / "summary.csv")
     with open(tmp_path / "summary.csv", newline="") as f:
         table = list(csv.reader(f))
-    assert table[0] == ["candidate", "exercise", "score", "max_score", "status",
+    assert table[0] == ["candidate", "exercise", "score", "max_score", "status", "sandbox",
                         "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "diagnosis", "reason",
                         "published"]
-    assert table[1] == ["ann", "toy", "2", "5", "graded", "2", "0", "", "", "", ""]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "docker", "2", "0", "", "", "", ""]
     assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
-    assert table[3][:5] == ["cid", "toy", "", "", "not_graded"] and "rerun" in table[3][-2]
-    assert table[4][:5] == ["dee", "toy", "", "", "missing"]
+    assert table[3][:6] == ["cid", "toy", "", "", "not_graded", ""] and "rerun" in table[3][-2]
+    assert table[4][:6] == ["dee", "toy", "", "", "missing", ""]
+
+
+def local(row: Row) -> Row:
+    env = row.report.environment.model_copy(update={"sandbox": "local", "oci_runtime": None})
+    row.report = row.report.model_copy(update={"environment": env})
+    row.flags = flags_for(row.report)
+    return row
+
+
+def test_every_row_says_which_sandbox_graded_it_in_both_exports(tmp_path):
+    """A row graded in the local sandbox says so in summary.csv and results.jsonl (and is flagged not isolated),
+    so no export can pass an unisolated result off as a Docker one."""
+    mixed = [local(Row("ann", "toy", RowStatus.GRADED, 2, 5, report=report(2))),
+             Row("ben", "toy", RowStatus.GRADED, 2, 5, report=report(2)),
+             Row("cid", "toy", RowStatus.GRADED, 2, 5, report=report(2).model_copy(update={
+                 "environment": Environment(sandbox="docker", oci_runtime="runsc")})),
+             Row("dee", "toy", RowStatus.MISSING)]
+    exports.write_summary_csv(mixed, tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        header, *table = list(csv.reader(f))
+    cells = [dict(zip(header, r)) for r in table]
+    assert [(c["candidate"], c["sandbox"]) for c in cells] == [
+        ("ann", "local"), ("ben", "docker"), ("cid", "docker (runsc)"), ("dee", "")]
+    assert cells[0]["flags"] == "not_isolated" and cells[1]["flags"] == ""
+    exports.write_results_jsonl(mixed, tmp_path / "r.jsonl")
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [(x["candidate"], x["sandbox"], x["isolated"]) for x in lines] == [
+        ("ann", "local", False), ("ben", "docker", True), ("cid", "docker (runsc)", True), ("dee", None, None)]
+
+
+def test_a_check_error_row_has_no_score_no_points_and_no_gradescope_file(tmp_path):
+    broken = report(2)
+    broken.checks[1] = broken.checks[1].model_copy(update={"status": Status.CHECK_ERROR,
+                                                           "message": "the check's own code raised KeyError: 'x'"})
+    broken = broken.model_copy(update={"graded": False, "score": 0, "max_score": 0,
+                                       "not_graded_reason": "a check of this exercise raised an error of its own"})
+    row = Row("eve", "toy", RowStatus.CHECK_ERROR, report=broken, flags=flags_for(broken),
+              reason="check error in two: a bug in the exercise's checks")
+    exports.write_summary_csv([row], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        header, line = list(csv.reader(f))
+    cell = dict(zip(header, line))
+    assert (cell["score"], cell["max_score"], cell["status"], cell["flags"]) == ("", "", "check_error", "check_error")
+    assert cell["toy::test_a.py::test_one"] == cell["toy::test_a.py::test_two"] == ""
+    exports.write_scorecards([row], tmp_path)
+    assert (tmp_path / "candidates" / "eve" / "toy.html").is_file()  # the panel reads which check broke
+    assert not (tmp_path / "candidates" / "eve" / "toy" / "results.json").exists()  # nothing to import as a 0
 
 
 def test_summary_csv_names_each_rows_flags(tmp_path):

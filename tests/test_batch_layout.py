@@ -49,11 +49,29 @@ def test_every_candidate_gets_a_row_per_exercise_with_the_reason_when_it_cannot_
     assert rows["cid", "collate_fn"].problem is RowStatus.MISSING
     assert rows["dee", "attention"].problem is RowStatus.MISSING and "dee/attention/" in rows["dee", "attention"].reason
     assert rows["dee", "collate_fn"].problem is RowStatus.MISSING and "no .py file" in rows["dee", "collate_fn"].reason
-    assert any("notes.txt" in p for p in layout.problems)
-    assert any("dee/readme.md" in p for p in layout.problems)
+    # Notes beside the folders are not submissions: ignored, and named as that (never "expected
+    # dee/<exercise>/readme.md", which would tell the panel to move a README into an exercise folder).
+    assert layout.ignored == ["dee/readme.md: not a submission (only <candidate>/<exercise>/<file>.py is read)",
+                              "notes.txt: not a submission (only <candidate>/<exercise>/<file>.py is read)"]
+    assert not any("notes.txt" in p or "readme.md" in p for p in layout.problems)
     # empty and unparsable files are still graded (their scorecard shows why they score 0)
     assert {(f.candidate, f.exercise) for f in layout.gradable} == {
         ("ann", "attention"), ("ann", "collate_fn"), ("ben", "attention"), ("ben", "collate_fn")}
+
+
+def test_a_python_file_outside_an_exercise_folder_is_a_layout_problem_saying_where_it_goes(tmp_path):
+    put(tmp_path, "alice/toy.py", "def scale(x, f):\n    return x * f\n")
+    put(tmp_path, "alice/helper.py", "x = 1\n")
+    put(tmp_path, "alice/toy/toy.py", "def scale(x, f):\n    return x * f\n")
+    put(tmp_path, "alice/README.txt", "my notes")
+    layout = discover(tmp_path, known={"toy": "toy.py"})
+    assert layout.problems == [
+        "alice/helper.py: a Python file outside any exercise folder is not graded; to grade it, move it to "
+        "alice/<exercise>/helper.py",
+        "alice/toy.py: a Python file outside any exercise folder is not graded; to grade it, move it to "
+        "alice/toy/toy.py"]
+    assert layout.ignored == ["alice/README.txt: not a submission (only <candidate>/<exercise>/<file>.py is read)"]
+    assert [(f.candidate, f.exercise, f.problem) for f in layout.found] == [("alice", "toy", None)]
 
 
 def test_the_exercise_file_name_wins_over_other_py_files(tmp_path):

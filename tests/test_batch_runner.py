@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import Future
 
 import pytest
 from click.testing import CliRunner
 
+from grader.batch.items import analyse_exercise
 from grader.batch.model import RowStatus
 from grader.batch.runner import run_batch, version_key
 from grader.batch.store import Key, Store
@@ -41,6 +43,12 @@ class FakeEngine:
         if outcome == "infra":
             future.set_result(Report(exercise=job.key.exercise, graded=False, not_graded_reason="engine down",
                                      environment=env))
+            return future
+        if outcome == "check_error":  # as grade() leaves it: not graded, the checks kept
+            broken = CheckResult(id="c", name="c", status=Status.CHECK_ERROR, score=0.0, max_score=6.0,
+                                 visibility=Visibility.VISIBLE, message="the check's own code raised KeyError: 'x'")
+            future.set_result(Report(exercise=job.key.exercise, graded=False, checks=[broken], environment=env,
+                                     not_graded_reason="a check of this exercise raised an error of its own"))
             return future
         passed = outcome == "pass"
         check = CheckResult(id="c", name="c", status=Status.PASSED if passed else Status.FAILED,
@@ -275,3 +283,60 @@ def test_a_key_inside_the_batch_folder_is_refused(tmp_path, monkeypatch):
     with pytest.raises(UsageError, match="inside the batch folder"):
         Store(tmp_path / "out")
     assert list((tmp_path / "out").iterdir()) == []  # refused before a key (or a store) was made there
+
+
+def test_local_results_are_never_republished_by_a_docker_batch(subs, store):
+    """Graded with --sandbox local, rerun with Docker: everything is graded again (none "from earlier runs"),
+    and each sandbox keeps its own rows."""
+    run(subs, store, FakeEngine(), sandbox="local")
+    docker = FakeEngine()
+    batch = run(subs, store, docker)
+    assert sorted(docker.calls) == ["ann", "ben", "cat"] and batch.reused == 0 and batch.graded_now == 3
+    assert [r.sandbox for r in batch.rows] == ["docker"] * 3 and all(r.isolated for r in batch.rows)
+    local = FakeEngine()
+    batch = run(subs, store, local, sandbox="local")
+    assert local.calls == [] and batch.reused == 3
+    assert [r.sandbox for r in batch.rows] == ["local"] * 3 and "not_isolated" in batch.rows[0].flags
+
+
+def test_a_local_result_stored_before_the_sandbox_was_keyed_is_not_reused_by_docker(subs, store):
+    """An older store holds local results under the bare key Docker uses: the stored report's own record of
+    its sandbox is checked, so it is graded again rather than republished as isolated."""
+    ex = load_exercise(TOY)
+    for name in ("ann", "ben", "cat"):
+        sha = hashlib.sha256((subs / name / "toy" / "solution.py").read_bytes()).hexdigest()
+        report = Report(exercise="toy", graded=True, score=6, max_score=6,
+                        environment=Environment(sandbox="local", exercise_version=ex.version,
+                                                exercise_fingerprint=ex.fingerprint))
+        store.save_graded(Key(name, "toy", sha, version_key(ex)), f"{name}/toy/solution.py", report, 1)
+    docker = FakeEngine()
+    batch = run(subs, store, docker)
+    assert sorted(docker.calls) == ["ann", "ben", "cat"] and batch.reused == 0
+    assert [r.sandbox for r in batch.rows] == ["docker"] * 3
+
+
+def test_the_key_names_the_local_sandbox():
+    ex = load_exercise(TOY)
+    assert version_key(ex, None, "local") == f"{ex.version}+{ex.fingerprint[:16]};sandbox=local"
+    assert version_key(ex, "runc", "docker") == version_key(ex)
+
+
+def test_a_check_error_is_kept_with_its_report_never_retried_and_not_regraded_until_the_checks_change(subs, store):
+    engine = FakeEngine({"ann": ["check_error", "pass"]})
+    batch = run(subs, store, engine, retries=2)
+    rows = {r.candidate: r for r in batch.rows}
+    assert engine.calls.count("ann") == 1  # the checks' own bug breaks the same way every time
+    ann = rows["ann"]
+    assert ann.status is RowStatus.CHECK_ERROR and ann.score is None and ann.report is not None
+    assert ann.flags == ["check_error"] and "check error in c" in ann.reason and ann.scorecard
+    again = FakeEngine()
+    assert run(subs, store, again).reused == 3 and again.calls == []
+
+
+def test_the_untouched_stub_is_its_own_row_scored_0(subs, store):
+    (subs / "cat" / "toy" / "solution.py").write_bytes((TOY / "toy.py").read_bytes())
+    rows = {r.candidate: r for r in run(subs, store, FakeEngine({"cat": ["fail"]})).rows}
+    assert rows["cat"].status is RowStatus.UNTOUCHED_STUB and rows["cat"].score == 0
+    assert "stub" in rows["cat"].reason and rows["ann"].status is RowStatus.GRADED
+    items = analyse_exercise("toy", list(rows.values()))  # an attempt nobody made says nothing about a check
+    assert items.graded == 2 and items.excluded == {"untouched_stub": 1}

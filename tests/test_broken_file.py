@@ -16,7 +16,7 @@ from rich.console import Console
 
 from grader.grading import grade
 from grader.judge.calls import CandidateError
-from grader.judge.plugin import _classify
+from grader.judge.outcomes import classify as _classify
 from grader.judge.weights_only import weights_only_refusal
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Report, Status, Visibility
 from grader.reports.redact import for_audience

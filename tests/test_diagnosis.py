@@ -11,7 +11,7 @@ import pytest
 
 from grader.exercise import load_exercise
 from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
-from grader.mistakes import MistakeRecord, MutantSignature, load_record
+from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
 from grader.validation import all_exercise_names
 
@@ -87,7 +87,8 @@ def test_full_marks_not_graded_no_import_stub_tampering_and_stale_record_are_nev
 def test_checks_skipped_here_are_left_out_of_the_signature():
     """scale fails only test_c; with test_c skipped (a GPU check without a GPU), scale matches nothing."""
     assert names(graded("test_e", skipped=("test_c",))) == ["off"]
-    assert [m.mutant for m in nearest({"test_a"}, {"test_a", "test_b"}, record(mutant("scale", "test_c")))] == []
+    only_a = Signature(lost={"test_a": Lost(how=Loss.FAILED)})
+    assert [m.mutant for m in nearest(only_a, {"test_a", "test_b"}, record(mutant("scale", "test_c")))] == []
 
 
 def test_a_candidate_sees_a_diagnosis_only_when_every_check_it_involves_is_visible_and_the_exercise_allows():
@@ -110,7 +111,105 @@ def test_every_held_in_mutant_is_diagnosed_as_itself(name):
     rec = load_record(ex)
     assert rec is not None, f"{name} has no mistakes.json: run `grader validate --more --record {name}`"
     counted = set(rec.checks)
-    missed = {m.name: [n.mutant for n in nearest(set(m.signature), counted, rec)]
+    missed = {m.name: [n.mutant for n in nearest(m.signature, counted, rec)]
               for m in rec.mutants if m.held_in
-              and m.name not in [n.mutant for n in nearest(set(m.signature), counted, rec)]}
+              and m.name not in [n.mutant for n in nearest(m.signature, counted, rec)]}
     assert missed == {}, f"held-in mutants of {name} not diagnosed as themselves (named instead): {missed}"
+
+
+# --- how each check was lost (issue 26) ---------------------------------------------------------------
+
+
+def lost_as(*spec: tuple[str, Status], raised: str | None = None, forbidden: str | None = None) -> Report:
+    """A report on CHECKS where each (name, status) in ``spec`` lost its point that way (FAILED with ``forbidden``:
+    credit taken by the judge for that API)."""
+    how = dict(spec)
+    checks = []
+    for name in CHECKS:
+        status = how.get(name, Status.PASSED)
+        lost = status is not Status.PASSED
+        checks.append(CheckResult(id=f"test_x.py::{name}", name=name, status=status, score=0 if lost else 1,
+                                  max_score=1, visibility=Visibility.VISIBLE,
+                                  raised=raised if status is Status.ERROR else None,
+                                  penalty="forbidden" if forbidden and lost else None,
+                                  forbidden=[forbidden] if forbidden and lost else []))
+    return Report(exercise="x", graded=True, checks=checks, score=sum(c.score for c in checks), max_score=len(CHECKS))
+
+
+def recorded(name: str, **lost: str | tuple[str, str]) -> MutantSignature:
+    """A format-2 signature: check -> "failed" / "timeout" / ("error", "TypeError") / ("forbidden", api)."""
+    entries = {c: {"how": h} if isinstance(h, str) else {"how": h[0], "detail": h[1]} for c, h in lost.items()}
+    return MutantSignature(name=name, file=f"mutants/{name}.diff", held_in=True, sha256="0" * 64,
+                           description=f"the {name} mistake", signature={"lost": entries})
+
+
+def test_timeouts_never_match_wrong_answers_and_say_what_happened():
+    """Issue 26: an infinite loop (5 timeouts) was "looks like: cache appended on dim 1 (matches 5 of 5 failed
+    checks)". Lost by timeouts, it matches no wrong-answer mistake; the diagnosis says every call timed out."""
+    five = [(c, Status.TIMEOUT) for c in CHECKS]
+    [d] = diagnose(lost_as(*five), record(mutant("wrong_dim", *CHECKS)), fingerprint="fp")
+    assert d.kind == "outcome" and d.mutant == ""
+    assert d.line == "no named mistake: every lost check timed out (5 of 5): no answer came back to compare"
+    loops = record(recorded("loops", **{c: "timeout" for c in CHECKS}), mutant("wrong_dim", *CHECKS))
+    [d] = diagnose(lost_as(*five), loops, fingerprint="fp")  # a recorded mistake that loops the same way: named
+    assert (d.kind, d.mutant, d.answers_only) == ("mistake", "loops", False)
+    assert d.line == "looks like: the loops mistake (matches 5 of 5 lost checks)"
+
+
+def test_an_exception_matches_only_a_mistake_that_raises_the_same_class():
+    """A file raising NotImplementedError in every call is not "looks like: transposes k" (a RuntimeError)."""
+    transposes = recorded("transposes", test_a=("error", "RuntimeError"), test_b=("error", "RuntimeError"))
+    rec = record(transposes)
+    stub_like = lost_as(("test_a", Status.ERROR), ("test_b", Status.ERROR), raised="NotImplementedError")
+    [d] = diagnose(stub_like, rec, fingerprint="fp")
+    assert d.kind == "outcome" and d.description == (
+        "every lost check raised NotImplementedError in the submission's code (2 of 2)")
+    same = lost_as(("test_a", Status.ERROR), ("test_b", Status.ERROR), raised="RuntimeError")
+    assert [x.mutant for x in diagnose(same, rec, fingerprint="fp")] == ["transposes"]
+
+
+def test_a_forbidden_api_loss_is_named_as_that_never_as_a_wrong_answer():
+    sdpa = "torch.nn.functional.scaled_dot_product_attention"
+    forbidden_only = lost_as(*[(c, Status.FAILED) for c in CHECKS[:3]], forbidden=sdpa)
+    wrong_answers = record(mutant("shape", *CHECKS[:3]))
+    [d] = diagnose(forbidden_only, wrong_answers, fingerprint="fp")
+    assert d.kind == "outcome" and d.line == (f"no named mistake: every lost check got no credit for the forbidden "
+                                              f"{sdpa} (3 of 3)")
+    uses_it = record(recorded("uses_sdpa", **{c: ("forbidden", sdpa) for c in CHECKS[:3]}), mutant("shape", *CHECKS[:3]))
+    assert [x.mutant for x in diagnose(forbidden_only, uses_it, fingerprint="fp")] == ["uses_sdpa"]
+    other = lost_as(*[(c, Status.FAILED) for c in CHECKS[:3]], forbidden="torch.nn.MultiheadAttention")
+    assert [x.kind for x in diagnose(other, uses_it, fingerprint="fp")] == ["outcome"]  # another API: not that one
+
+
+def test_mixed_losses_are_told_by_kind_and_wrong_answers_alone_say_nothing_new():
+    mixed = lost_as(("test_a", Status.TIMEOUT), ("test_b", Status.TIMEOUT), ("test_c", Status.FAILED))
+    [d] = diagnose(mixed, record(mutant("far", "test_e")), fingerprint="fp")
+    assert d.description == "3 lost checks: 2 timed out, 1 was a wrong answer"
+    assert diagnose(lost_as(("test_e", Status.FAILED), ("test_d", Status.FAILED)), record(mutant("far", "test_a")),
+                    fingerprint="fp") == []  # wrong answers, no match: nothing, as before
+
+
+def test_a_format_1_record_reads_as_wrong_answers_and_a_format_2_record_round_trips(tmp_path):
+    old = MistakeRecord.model_validate({"exercise": "x", "exercise_fingerprint": "fp", "reference_sha256": "0",
+                                        "checks": CHECKS, "schema_version": 1,
+                                        "mutants": [{"name": "m", "file": "mutants/m.py", "held_in": True, "sha256": "0",
+                                                     "description": "d", "signature": ["test_a", "test_b"]}]})
+    assert old.mutants[0].signature == Signature(lost={"test_a": Lost(how=Loss.FAILED), "test_b": Lost(how=Loss.FAILED)})
+    new = record(recorded("m", test_a="timeout", test_b=("error", "TypeError")))
+    assert MistakeRecord.model_validate_json(new.model_dump_json()) == new
+
+
+def test_the_issues_looping_candidate_gets_no_looks_like_from_kv_cache_decodes_stored_record():
+    """The walk of issue 26, on the stored record: attend_step loops, its five checks time out."""
+    ex = load_exercise("kv_cache_decode")
+    rec = load_record(ex)
+    attention = ["test_decode_matches_causal_attention", "test_cache_grows_by_one_token", "test_step_from_a_given_cache",
+                 "test_step_float64", "test_step_leaves_arguments_alone"]
+    checks = [CheckResult(id=f"test_kv.py::{c}", name=c, status=Status.TIMEOUT if c in attention else Status.PASSED,
+                          score=0 if c in attention else 1, max_score=1, visibility=Visibility.VISIBLE)
+              for c in rec.checks]
+    report = Report(exercise="kv_cache_decode", graded=True, checks=checks, score=len(checks) - 5,
+                    max_score=len(checks))
+    got = diagnose(report, rec, fingerprint=ex.fingerprint)
+    assert [d.kind for d in got] == ["outcome"], [d.line for d in got]
+    assert "timed out" in got[0].line and "looks like" not in got[0].line

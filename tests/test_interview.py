@@ -258,7 +258,7 @@ def test_a_failed_question_about_a_mutant_asks_about_a_check_that_mutant_fails(n
     ex = load_exercise(name)
     record = load_record(ex)
     assert record is not None, f"{name} has no mistakes.json"
-    signatures = {m.name: set(m.signature) for m in record.mutants}
+    signatures = {m.name: m.signature.checks for m in record.mutants}
     wrong = [f"question {n} ({q.ask[:40]!r}): {m} fails none of {q.checks} (it fails {sorted(signatures[m])})"
              for n, q in enumerate(load_guide(ex).questions, 1) if q.when == "failed" and q.checks
              for m in q.mutants if m in signatures and not signatures[m] & set(q.checks)]

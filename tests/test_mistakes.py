@@ -15,8 +15,8 @@ from grader.corpus import corpus
 from grader.errors import ExerciseError
 from grader.exercise import load_exercise
 from grader.grading import grade
-from grader.mistakes import (RECORD_NAME, MistakeRecord, MutantSignature, RecordRefused, build_record, check_function,
-                             drift, load_record, short_description, stale_files)
+from grader.mistakes import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
+                             build_record, check_function, drift, load_record, short_description, stale_files)
 from grader.reports.model import Report
 from grader.validation import ExerciseValidation, Verdict, all_exercise_names
 
@@ -82,6 +82,31 @@ def test_drift_names_each_mutant_whose_signature_moved():
     assert drift(rec, [sig("m", "b"), sig("new", "a")]) == [
         f"m: signature differs from {RECORD_NAME}: now also fails b; no longer fails a", f"new: not in {RECORD_NAME}"]
     assert drift(None, [sig("m", "a")]) == [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"]
+    timed_out = sig("m", "a").model_copy(update={"signature": Signature(lost={"a": Lost(how=Loss.TIMEOUT)})})
+    assert drift(rec, [timed_out, sig("n", "b")]) == [
+        f"m: signature differs from {RECORD_NAME}: loses differently a (failed -> timeout)"]
+    old = rec.model_copy(update={"schema_version": 1})
+    assert drift(old, [sig("m", "a"), sig("n", "b")])[0].startswith(f"{RECORD_NAME} is format 1")
+
+
+def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_telling_way():
+    from grader.mistakes import losses
+    from grader.reports.model import CheckResult, Status, Visibility
+
+    def check(cid, status, **kw):
+        return CheckResult(id=cid, name=cid, status=status, score=0 if status is not Status.PASSED else 1,
+                           max_score=1, visibility=Visibility.VISIBLE, **kw)
+
+    report = Report(exercise="x", graded=True, checks=[
+        check("t.py::test_rows[1]", Status.FAILED), check("t.py::test_rows[2]", Status.TIMEOUT),
+        check("t.py::test_raise", Status.ERROR, raised="TypeError"), check("t.py::test_crash", Status.ERROR),
+        check("t.py::test_sdpa", Status.FAILED, penalty="forbidden", forbidden=["torch.x"]),
+        check("t.py::test_gpu", Status.SKIPPED), check("t.py::test_ok", Status.PASSED),
+        check("t.py::test_broken", Status.CHECK_ERROR)])
+    assert losses(report).lost == {"test_rows": Lost(how=Loss.TIMEOUT),
+                                   "test_raise": Lost(how=Loss.ERROR, detail="TypeError"),
+                                   "test_crash": Lost(how=Loss.ERROR),
+                                   "test_sdpa": Lost(how=Loss.FORBIDDEN, detail="torch.x")}
 
 
 def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_points():
@@ -95,6 +120,13 @@ def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_poi
     result.verdicts[0] = Verdict("reference", ref, ok, problem="lost points on x")
     with pytest.raises(RecordRefused, match="lost points on x"):
         build_record(ex, result, ref)
+    from grader.reports.model import CheckResult, Status, Visibility
+
+    broken = Report(exercise="toy", graded=False, not_graded_reason="a check raised", checks=[CheckResult(
+        id="t.py::c", name="Doubles", status=Status.CHECK_ERROR, score=0, max_score=1, visibility=Visibility.VISIBLE)])
+    result = ExerciseValidation("toy", [Verdict("reference", ref, ok), Verdict("mutant", ref, broken)])
+    with pytest.raises(RecordRefused, match=r"check errors \(a bug in the checks, not a signature\): toy.py \(Doubles\)"):
+        build_record(ex, result, ref)
 
 
 def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
@@ -106,10 +138,14 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     r = CliRunner().invoke(main, [*args, "--record"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rec = load_record(load_exercise(toy))
-    assert {m.name: m.signature for m in rec.mutants} == {"uses_mul": ["test_scale_property", "test_scale_small"],
-                                                          "wrong_for_long": ["test_scale_property"]}
+    assert rec.schema_version == 2
+    failed, mul = Lost(how=Loss.FAILED), Lost(how=Loss.FORBIDDEN, detail="torch.mul")
+    assert {m.name: m.signature.lost for m in rec.mutants} == {  # uses_mul loses its credit to the forbidden API
+        "uses_mul": {"test_scale_property": mul, "test_scale_small": mul},
+        "wrong_for_long": {"test_scale_property": failed}}
 
-    tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signature": ["test_scale_small"]}),
+    narrower = Signature(lost={"test_scale_small": mul})
+    tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signature": narrower}),
                                                   rec.mutants[1]]})
     (toy / RECORD_NAME).write_text(tampered.model_dump_json())
     r = CliRunner().invoke(main, args, catch_exceptions=False)

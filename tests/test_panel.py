@@ -138,10 +138,10 @@ def page(html) -> Page:
 
 def test_graded_cells_show_score_and_link_to_the_scorecard(page):
     alice = page.table["alice"]
-    assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "18/20", ""]  # looks like nothing
+    assert [c["text"] for c in alice] == ["10/10 similar to bob (97%)", "8/10", "", "18/20"]  # looks like nothing
     assert alice[0]["links"] == ["candidates/alice/attention.html", "similarity.html#pair-1"]
     assert alice[1]["links"] == ["candidates/alice/layernorm.html"]
-    assert alice[2]["attrs"]["data-sort"] == "18.0"
+    assert alice[-1]["attrs"]["data-sort"] == "18.0" and "total" in alice[-1]["attrs"]["class"]
 
 
 def test_not_graded_is_loud_never_zero_and_blocks_the_total(page, html):
@@ -150,7 +150,7 @@ def test_not_graded_is_loud_never_zero_and_blocks_the_total(page, html):
     assert dave[0]["attrs"]["title"] == "docker daemon died (3 attempts)"
     assert dave[0]["attrs"]["data-sort"] == ""  # sorts last, never as a 0
     assert "0/" not in dave[0]["text"]
-    assert dave[2]["text"].startswith("incomplete — rerun") and "/" not in dave[2]["text"].split("(")[0]
+    assert dave[-1]["text"].startswith("incomplete — rerun") and "/" not in dave[-1]["text"].split("(")[0]
     assert 'id="rerun"' in html and "1 submission was not graded — rerun the batch" in html
 
 
@@ -159,7 +159,7 @@ def test_missing_and_invalid_rows_say_why(page):
     assert bob[1]["text"] == "missing" and bob[1]["attrs"]["title"] == "no file in bob/layernorm/"
     assert carol[1]["text"] == "invalid · scored 0 SyntaxError: invalid syntax (line 3)"
     assert carol[1]["attrs"]["title"] == "SyntaxError: invalid syntax (line 3)"
-    assert bob[2]["text"] == "1/20" and carol[2]["text"] == "3/20"  # missing and invalid add 0
+    assert bob[-1]["text"] == "1/20" and carol[-1]["text"] == "3/20"  # missing and invalid add 0
 
 
 def test_flags_name_what_to_look_at(page, html):
@@ -298,7 +298,67 @@ def test_the_looks_like_column_names_each_graded_rows_diagnosis_by_exercise():
             r.report = r.report.model_copy(update={"diagnosis": [mistake]})
     html = render_panel(rows, pairs, exercises=EXERCISES)
     alice, bob = Page(html).table["alice"], Page(html).table["bob"]
-    assert alice[-1]["text"] == f"LayerNorm : looks like: mask read upside down {HOSTILE} (matches 2 of 2 failed checks)"
-    assert alice[-1]["attrs"]["data-sort"].startswith("looks like: mask read upside down")
-    assert bob[-1]["text"] == "" and bob[-1]["attrs"]["data-sort"] == ""  # sorts last
+    assert alice[-2]["text"] == f"layernorm looks like: mask read upside down {HOSTILE} (matches 2 of 2 failed checks)"
+    assert alice[-2]["attrs"]["data-sort"].startswith("looks like: mask read upside down")
+    assert bob[-2]["text"] == "" and bob[-2]["attrs"]["data-sort"] == ""  # sorts last
     assert HOSTILE not in html  # escaped like every other candidate-facing string
+
+
+def test_header_parts_add_up_to_the_submissions_and_problems_to_what_is_listed():
+    """Issue 26: "13 submissions · 11 graded · 1 invalid · 0 not graded · 3 missing · 2 problems" did not add up.
+    The parts after "submissions:" partition them (stub, check error and unreadable rows included); missing is
+    beside them; "problems" is what the box lists; an ignored notes file is counted nowhere."""
+    from grader.reports.model import Environment
+
+    stub = graded("cat", "attention", [E, E, E])
+    stub.report = stub.report.model_copy(update={"untouched_stub": True})
+    stub.status, stub.score, stub.flags = RowStatus.UNTOUCHED_STUB, 0, flags_for(stub.report)
+    broken = Report(exercise="attention", graded=False, not_graded_reason="a check raised",
+                    checks=[CheckResult(id="t.py::c", name="c", status=Status.CHECK_ERROR, score=0, max_score=1,
+                                        visibility=Visibility.VISIBLE)], environment=Environment(sandbox="docker"))
+    rows = [graded("ann", "attention", [P, P, P]), graded("ben", "attention", [F, F, F]), stub,
+            Row("dan", "attention", RowStatus.INVALID, 0, 10, reason="not valid Python (line 1)"),
+            Row("eve", "attention", RowStatus.CHECK_ERROR, report=broken, flags=flags_for(broken), reason="check error in c"),
+            Row("fay", "attention", RowStatus.UNREADABLE, reason="fay/attention/ is a symbolic link"),
+            Row("hal", "attention", RowStatus.MISSING, reason="no folder hal/attention/"),
+            Row("ivy", "attention", RowStatus.NOT_GRADED, reason="docker daemon died")]
+    html = render_panel(rows, [], exercises=EXERCISES, problems=["ann/attention.py: a Python file outside any "
+                                                                 "exercise folder is not graded"],
+                        ignored=["ann/README.txt: not a submission (only <candidate>/<exercise>/<file>.py is read)"])
+    summary = _summary(html)
+    parts = [int(x.split('"')[0]) for x in summary.split('data-part="')[1:]]
+    assert "<b>7</b> submissions:" in summary and sum(parts) == 7, summary
+    for label in ("<b>2</b> graded", "<b>1</b> untouched stub (scored 0)", "<b>1</b> invalid (scored 0)",
+                  "<b>1</b> not graded (rerun)", "<b>1</b> check error (not graded)",
+                  "<b>1</b> could not be read (see problems)", "<b>1</b> missing", "<b>2</b> problems"):
+        assert label in summary, (label, summary)
+    assert len(_problems_listed(html)) == 2 and "README.txt" not in "".join(_problems_listed(html))
+    assert 'id="ignored"' in html and "1 file ignored" in html
+    assert 'id="check-errors"' in html and "the grader's own bug, not the candidate's" in html
+
+
+def test_the_page_says_when_a_row_was_not_isolated():
+    from grader.reports.model import Environment
+
+    rows, pairs = batch()
+    for r in rows:
+        if r.candidate == "alice" and r.report is not None:
+            r.report = r.report.model_copy(update={"environment": Environment(sandbox="local")})
+            r.flags = flags_for(r.report)
+    html = render_panel(rows, pairs, exercises=EXERCISES)
+    assert 'id="not-isolated"' in html and "2 results were graded in the local sandbox: NOT isolated" in html
+    assert "not isolated" in Page(html).table["alice"][0]["text"]
+    clean = render_panel(*batch(), exercises=EXERCISES)
+    assert 'id="not-isolated"' not in clean
+
+
+def test_the_untouched_stub_is_a_row_of_its_own_left_out_of_the_charts():
+    rows, pairs = batch()
+    stub = graded("zed", "attention", [E, E, E])
+    stub.report = stub.report.model_copy(update={"untouched_stub": True})
+    stub.status, stub.score, stub.reason = RowStatus.UNTOUCHED_STUB, 0, "the exercise's stub, unchanged"
+    stub.flags = flags_for(stub.report)  # as the runner sets them: the stub's NotImplementedError is no "crash"
+    html = render_panel([*rows, stub], pairs, exercises=EXERCISES)
+    assert Page(html).table["zed"][0]["text"] == "untouched stub · scored 0 the exercise's stub, unchanged"
+    assert Page(html).bar_counts() == Page(render_panel(rows, pairs, exercises=EXERCISES)).bar_counts()
+    assert "4 graded · out of 10 points · not counted below: 1 not graded (rerun), 1 untouched stub (scored 0)" in html

@@ -16,7 +16,7 @@ import pytest
 
 from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
-from grader.reports.model import CheckResult, Diagnosis, Report, Status, Visibility
+from grader.reports.model import CheckResult, Diagnosis, Environment, Report, Status, Visibility
 from grader.reports.render import render_html
 from tests.test_panel import Pair, Submission  # stand-ins: the panel reads a pair's attributes only
 
@@ -57,6 +57,207 @@ def batch() -> list[Row]:
     bob.report = bob.report.model_copy(update={"diagnosis": [Diagnosis(
         mutant="no_scaling", description="Scores are q·kᵀ with no 1/√E scaling.", matched=3, failed=3, signature=3)]})
     return rows
+
+
+# --- the batch of issue 26: 8 candidates on two exercises with long titles, read at 1,400 px and on a phone ---
+
+ISSUE_EXERCISES = {"kv_cache_decode": "KV-cache decoding: one attention step and top-p sampling",
+                   "evaluate": "Evaluate a classifier: sample-weighted loss and accuracy, modes restored"}
+KV = [("test_decode_matches_causal_attention", 3), ("test_cache_grows_by_one_token", 2),
+      ("test_step_from_a_given_cache", 2), ("test_step_float64", 1), ("test_step_leaves_arguments_alone", 1),
+      ("test_samples_stay_in_the_nucleus", 2), ("test_ties_rank_lower_index_first", 1),
+      ("test_frequencies_follow_the_renormalised_nucleus", 2), ("test_reproducible_from_the_generator", 1),
+      ("test_sampler_leaves_logits_alone", 1), ("test_sampler_rejects_bad_arguments", 1)]
+EVALUATE = [("test_loss_and_accuracy_equal_batches", 2), ("test_weights_batches_by_size", 2),
+            ("test_returns_python_floats", 1), ("test_eval_mode_during_every_forward", 1),
+            ("test_no_grad_during_every_forward", 1), ("test_restores_each_modules_mode", 2),
+            ("test_restores_modes_when_something_raises", 2), ("test_gpu_forward", 2), ("test_gpu_mixed_devices", 2)]
+LONG = ("applies the temperature after the top-p cut instead of before it, so the nucleus is chosen from the "
+        "untempered distribution and every token between the two cuts is drawn with the wrong probability; "
+        "with temperature 1 the two agree, which is why the public example passes")
+
+
+def issue_report(exercise: str, statuses: dict[str, Status], *, sandbox: str = "docker",
+                 diagnosis: tuple[Diagnosis, ...] = ()) -> Report:
+    checks = []
+    for name, points in (KV if exercise == "kv_cache_decode" else EVALUATE):
+        status = statuses.get(name, Status.SKIPPED if name.startswith("test_gpu") else Status.PASSED)
+        checks.append(CheckResult(id=f"test_{exercise}.py::{name}", name=name.removeprefix("test_").replace("_", " "),
+                                  status=status, score=points if status is Status.PASSED else 0, max_score=points,
+                                  visibility=Visibility.VISIBLE, gpu=name.startswith("test_gpu"),
+                                  message="no GPU in the sandbox" if status is Status.SKIPPED else ""))
+    counted = [c for c in checks if c.status is not Status.SKIPPED]
+    return Report(exercise=exercise, title=ISSUE_EXERCISES[exercise], graded=True, checks=checks,
+                  score=sum(c.score for c in counted), max_score=sum(c.max_score for c in counted),
+                  diagnosis=list(diagnosis), environment=Environment(sandbox=sandbox))
+
+
+def issue_row(candidate: str, report: Report, status: RowStatus = RowStatus.GRADED, reason: str = "") -> Row:
+    return Row(candidate, report.exercise, status, report.score, report.max_score, report=report,
+               flags=flags_for(report), reason=reason)
+
+
+def mistake(description: str, matched: int = 3) -> Diagnosis:
+    return Diagnosis(mutant="m", description=description, matched=matched, failed=matched, signature=matched)
+
+
+def issue_batch() -> tuple[list[Row], list]:
+    T, F, E = Status.TIMEOUT, Status.FAILED, Status.ERROR
+    loop = {n: T for n, _ in KV[:5]}
+    looping = issue_report("kv_cache_decode", loop, diagnosis=(Diagnosis(
+        kind="outcome", description="every lost check timed out (5 of 5): no answer came back to compare",
+        matched=0, failed=5, signature=0, answers_only=False),))
+    sampler = {n: F for n, _ in KV[5:8]}
+    rows = [
+        issue_row("alice", issue_report("kv_cache_decode", {})),
+        issue_row("alice", issue_report("evaluate", {})),
+        issue_row("bob", looping),
+        issue_row("bob", issue_report("evaluate", {"test_restores_modes_when_something_raises": F},
+                                      diagnosis=(mistake("restores the modes only when nothing raises", 1),))),
+        issue_row("carol", issue_report("kv_cache_decode", sampler, diagnosis=(
+            mistake(LONG), mistake("sorts the probabilities ascending, keeping the least likely tokens"),
+            mistake("draws from the global RNG instead of the generator it is given")))),
+        issue_row("carol", issue_report("evaluate", {"test_no_grad_during_every_forward": E, "test_returns_python_floats": E},
+                                        diagnosis=(mistake("keeps the autograd graph of every batch alive", 2),))),
+        issue_row("dave", issue_report("kv_cache_decode", {n: E for n, _ in KV}).model_copy(
+            update={"untouched_stub": True}), RowStatus.UNTOUCHED_STUB, "the exercise's stub, unchanged"),
+        Row("dave", "evaluate", RowStatus.MISSING, reason="no folder dave/evaluate/"),
+        issue_row("erin", issue_report("kv_cache_decode", {}, sandbox="local")),
+        issue_row("erin", issue_report("evaluate", {"test_weights_batches_by_size": F})),
+        Row("frank", "kv_cache_decode", RowStatus.NOT_GRADED, reason="not graded after 3 attempts (docker daemon "
+            "died while the sandbox was starting: the engine closed the attach socket); rerun the batch"),
+        issue_row("frank", issue_report("evaluate", {})),
+        issue_row("grace-the-candidate-with-a-rather-long-folder-name", issue_report(
+            "kv_cache_decode", {n: F for n, _ in KV[:2]}, diagnosis=(mistake(LONG, 2),))),
+        issue_row("grace-the-candidate-with-a-rather-long-folder-name", issue_report("evaluate", {})),
+        issue_row("heidi", issue_report("kv_cache_decode", sampler, diagnosis=(mistake(LONG),))),
+        Row("heidi", "evaluate", RowStatus.INVALID, 0, 10, reason="heidi/evaluate/evaluate.py is not valid Python: "
+            "'(' was never closed (line 12)"),
+    ]
+    pairs = [Pair("kv_cache_decode", Submission("alice", "kv_cache_decode"), Submission("erin", "kv_cache_decode"), 0.93)]
+    return rows, pairs
+
+
+@pytest.fixture(scope="module")
+def issue_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("issue26")
+    rows, pairs = issue_batch()
+    (out / "index.html").write_text(render_panel(
+        rows, pairs, exercises=ISSUE_EXERCISES, generated_at="now",
+        problems=["alice/kv_cache_decode.py: a Python file outside any exercise folder is not graded; to grade it, "
+                  "move it to alice/kv_cache_decode/kv_cache_decode.py"],
+        ignored=["alice/README.txt: not a submission (only <candidate>/<exercise>/<file>.py is read)"]), "utf-8")
+    return out
+
+
+def box(locator) -> dict:
+    return locator.bounding_box()
+
+
+@pytest.mark.parametrize("width", [1400, 1920, 2400])
+def test_at_desktop_widths_the_total_and_looks_like_columns_are_in_view_and_no_header_is_cut(browser, issue_site,
+                                                                                               width):
+    v = Visit(browser, width)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        assert v.page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        scroller = v.page.locator(".scroll").first
+        assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth"), "the table scrolls sideways"
+        seen = box(scroller)  # what the table's box shows: a header past its right edge is cut
+        right = min(width, seen["x"] + seen["width"])
+        for name in ("Total", "Looks like"):
+            header = box(v.page.locator("#scores thead th", has_text=name))
+            assert 0 <= header["x"] and header["x"] + header["width"] <= right, (name, header, right)
+        for i, title in enumerate(ISSUE_EXERCISES.values(), start=1):
+            th = v.page.locator("#scores thead th").nth(i)
+            assert th.evaluate("e => e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight"), title
+            assert title in th.inner_text()
+            b = box(th)
+            assert b["x"] + b["width"] <= right, (title, b, right)
+        table = box(v.page.locator("#scores"))
+        assert table["width"] >= 0.85 * width  # the window's width, not a 1,200 px column
+    finally:
+        v.context.close()
+
+
+def test_a_long_diagnosis_folds_instead_of_making_a_tall_empty_row(browser, issue_site):
+    v = Visit(browser, 1400)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        alice = box(v.row("alice").locator("td").first)["height"]
+        for candidate in ("carol", "heidi", "grace-the-candidate-with-a-rather-long-folder-name"):
+            row = v.row(candidate)
+            assert box(row.locator("td.looks"))["height"] <= max(4 * alice, 130), candidate
+            assert LONG[:40] in row.locator("td.looks").inner_text()  # all of it is there, folded
+        looks = v.row("heidi").locator("td.looks details.fold")
+        folded = box(looks)["height"]
+        looks.locator("summary").click()  # opens in place: the whole description
+        assert box(looks)["height"] > folded
+        carol = v.row("carol").locator("td.looks")
+        assert carol.locator("details.more > summary").inner_text() == "+2 more"
+    finally:
+        v.context.close()
+
+
+def test_on_a_phone_the_candidate_and_total_stay_in_view_while_the_table_scrolls(browser, issue_site):
+    v = Visit(browser, 390)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        assert v.page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        scroller = v.page.locator(".scroll").first
+        assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls inside its box
+        view = box(scroller)
+        for at in ("start", "end"):
+            scroller.evaluate("e => e.scrollLeft = 0" if at == "start" else "e => e.scrollLeft = e.scrollWidth")
+            name, total = box(v.row("bob").locator("th")), box(v.row("bob").locator("td.total"))
+            assert name["x"] >= view["x"] - 1 and name["x"] + name["width"] <= view["x"] + view["width"], at
+            assert total["x"] >= view["x"] and total["x"] + total["width"] <= view["x"] + view["width"] + 1, at
+            assert total["x"] > name["x"] + name["width"] - 1  # side by side, never on top of each other
+        assert v.row("bob").locator("th").inner_text() == "bob" and v.row("alice").locator("td.total").is_visible()
+    finally:
+        v.context.close()
+
+
+def test_sorting_and_the_flag_filter_work_together(browser, issue_site):
+    v = Visit(browser, 1400)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        select = v.page.locator("#flag-filter")
+        assert select.is_visible()
+        select.select_option("timeout")
+        shown = [n for n in v.page.locator("#scores tbody:not([hidden]) th").all_inner_texts()]
+        assert shown == ["bob"] and v.page.locator("#filter-count").inner_text() == "1 of 8 candidates"
+        select.select_option("not_isolated")
+        assert v.page.locator("#scores tbody:not([hidden]) th").all_inner_texts() == ["erin"]
+        select.select_option("")
+        total = v.page.locator("#scores thead th", has_text="Total")
+        total.click()
+        assert total.get_attribute("aria-sort") == "descending"
+        names = v.names()
+        assert names[0] == "alice" and names[-2:] == ["frank", "heidi"] or names[-1] == "frank", names
+        select.select_option("error")
+        assert set(v.page.locator("#scores tbody:not([hidden]) th").all_inner_texts()) == {"carol"}
+    finally:
+        v.context.close()
+
+
+def test_the_issue_batch_says_what_is_true_on_the_page(browser, issue_site):
+    v = Visit(browser, 1400)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        assert v.row("dave").locator("td").first.inner_text().startswith("untouched stub · scored 0")
+        assert "1 result was graded in the local sandbox: NOT isolated" in v.page.locator("#not-isolated").inner_text()
+        assert "not isolated" in v.row("erin").locator("td").first.inner_text()
+        evaluate = v.row("erin").locator("td").nth(1)
+        assert "2 GPU checks not run" in evaluate.inner_text()  # the why is the flag's title: the headline's words
+        assert evaluate.locator(".f-skipped").get_attribute("title") == "2 GPU checks (4 points) not run: no GPU in the sandbox"
+        assert "6 results: 2 GPU checks (4 points) not run: no GPU in the sandbox" in v.page.locator("#not-run").inner_text()
+        assert v.row("bob").locator("td.looks").inner_text().startswith(
+            "kv_cache_decode no named mistake: every lost check timed out")
+        assert v.page.locator("#problems li").count() == 1 and "README.txt" not in v.page.locator("#problems").inner_text()
+        assert "1 file ignored" in v.page.locator("#ignored summary").inner_text()
+    finally:
+        v.context.close()
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +334,8 @@ def test_cells_read_as_a_person_sees_them(visit):
     assert dave.nth(0).inner_text() == "not graded — rerun\ndocker daemon died (3 attempts)"
     assert v.row("dave").locator("td.total").inner_text().startswith("incomplete — rerun")
     assert v.row("bob").locator("td.looks").inner_text() == (
-        "Attention: looks like: Scores are q·kᵀ with no 1/√E scaling (matches 3 of 3 failed checks)")
-    assert dave.last.inner_text() == ""  # the "Looks like" column: nothing graded, nothing diagnosed
+        "attention looks like: Scores are q·kᵀ with no 1/√E scaling (matches 3 of 3 failed checks)")
+    assert dave.nth(-2).inner_text() == ""  # the "Looks like" column: nothing graded, nothing diagnosed
     assert v.row("bob").locator("td").nth(1).inner_text() == "missing"
     assert v.page.locator("#rerun").is_visible() and "rerun the batch" in v.page.locator("#rerun h2").inner_text()
 

@@ -80,6 +80,56 @@ def test_on_gpu(sandbox):
 ''')
     (result,) = events["result"]
     assert result["status"] == "skipped" and result["message"].startswith("no GPU in the sandbox")
+    assert result["gpu"] is True  # the headline says "GPU checks", from this field, not from the message
+
+
+def test_only_an_assertion_about_the_answer_fails_a_check_anything_else_is_a_check_error(run_checks):
+    """A mistyped key, a TypeError in a helper, a broken fixture, one bad example among hypothesis's: the check's
+    own bug (check_error), never the candidate's failure. An assertion, pytest.fail and assert_close fail it."""
+    events = run_checks('''
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+@pytest.fixture
+def broken_fixture():
+    return {}["missing"]
+
+def test_mistyped_key(sandbox):
+    """Reads a key the probe never sends"""
+    out = {"scaled": sandbox.call("scale", torch.ones(1), 2.0)}
+    assert out["scaled_x"].item() == 2.0
+
+def test_helper_type_error(sandbox):
+    """A helper called wrongly"""
+    torch.testing.assert_close(sandbox.call("scale", torch.ones(1), 2.0), [2.0])
+
+def test_fixture(sandbox, broken_fixture):
+    """Its fixture breaks"""
+
+@given(n=st.integers(0, 3))
+def test_some_examples_break(sandbox, n):
+    """One example in four breaks the check"""
+    out = sandbox.call("scale", torch.ones(1), 2.0)
+    if n == 3:
+        raise TypeError("the check's own arithmetic")
+    assert out.item() == 2.0
+
+def test_assertion(sandbox):
+    """A wrong answer"""
+    torch.testing.assert_close(sandbox.call("scale", torch.ones(1), 2.0), torch.full((1,), 3.0))
+
+def test_explicit_fail(sandbox):
+    """The author's pytest.fail"""
+    pytest.fail("the answer is wrong")
+''')
+    got = {r["id"].split("::")[-1]: r for r in events["result"]}
+    for name in ("test_mistyped_key", "test_helper_type_error", "test_fixture", "test_some_examples_break"):
+        assert got[name]["status"] == "check_error", (name, got[name])
+        assert got[name]["message"].startswith("the check's own code raised "), got[name]["message"]
+    assert got["test_mistyped_key"]["message"] == "the check's own code raised KeyError: 'scaled_x'"
+    assert got["test_some_examples_break"]["message"].endswith("TypeError: the check's own arithmetic")
+    assert got["test_assertion"]["status"] == got["test_explicit_fail"]["status"] == "failed"
 
 
 def test_failed_assertion_and_candidate_error_statuses(run_checks):
@@ -97,6 +147,7 @@ def test_raises(sandbox):
     wrong, raises = events["result"]
     assert wrong["status"] == "failed" and wrong["message"].startswith("expected 3")
     assert raises["status"] == "error" and raises["message"] == "your code raised ValueError: factor must be finite, got inf"
+    assert raises["raised"] == "ValueError" and wrong["raised"] is None  # what diagnosis compares, as a field
     assert 'raise ValueError(f"factor must be finite' in raises["details"]  # the candidate's own line
 
 

@@ -129,3 +129,20 @@ def test_a_candidate_copy_of_a_diagnosis_is_final():
     copy = for_audience(diagnosed_report(), "candidate")
     assert copy.diagnosis == [SHOWN_MISTAKE] and copy.follow_ups == []
     assert for_audience(copy, "candidate") == copy
+
+
+def test_a_hidden_gpu_checks_skip_reason_is_the_judges_words_only():
+    """The headline's "2 GPU checks (4 points) not run: no GPU in the sandbox" reaches a candidate for hidden GPU
+    checks too; the versions after it, and any reason a hidden check's own code gave, are withheld."""
+    from grader.reports.model import CheckResult, Report, Status, Visibility
+    from grader.reports.redact import for_audience
+
+    def skipped(cid, message, gpu=True):
+        return CheckResult(id=cid, name=cid, status=Status.SKIPPED, score=0, max_score=2, visibility=Visibility.HIDDEN,
+                           gpu=gpu, message=message)
+
+    report = Report(exercise="x", graded=True, checks=[
+        skipped("t.py::a", "no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the CUDA image)"),
+        skipped("t.py::b", "skipping for n=918273"), skipped("t.py::c", "no GPU in the sandbox", gpu=False)])
+    a, b, c = for_audience(report, "candidate").checks
+    assert (a.message, b.message, c.message) == ("no GPU in the sandbox", "", "")

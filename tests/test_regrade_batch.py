@@ -130,7 +130,7 @@ def test_an_edited_row_is_not_republished_and_regrade_says_so(copy):
     assert "store: ben/toy: the stored result does not match its signature" in " ".join(r.output.split())
     assert "Graded now: 1, from earlier runs: 1" in r.output  # ben graded again, ann reused
     rows = {json.loads(line)["candidate"]: json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()}
-    assert (rows["ben"]["score"], rows["ben"]["max_score"], rows["ben"]["flags"]) == (1, 6, ["forbidden"])
+    assert (rows["ben"]["score"], rows["ben"]["max_score"], rows["ben"]["flags"]) == (1, 6, ["forbidden", "not_isolated"])
     assert "the stored result does not match its signature" in (out / "index.html").read_text()
     db = sqlite3.connect(out / "grader.sqlite")
     assert db.execute("SELECT candidate, seal FROM set_aside").fetchall() == [("ben", "edited")]
@@ -237,6 +237,6 @@ def test_an_edited_summary_csv_or_results_jsonl_disagrees_with_the_store(copy):
     r = regrade_folder(subs, out)
     assert r.exit_code == 5, r.output
     assert "ben toy: mismatch: summary.csv disagrees with the store: score: 1 vs 6" in r.output
-    assert "ben toy: mismatch: summary.csv disagrees with the store: flags: forbidden vs (none)" in r.output
+    assert "ben toy: mismatch: summary.csv disagrees with the store: flags: forbidden not_isolated vs (none)" in r.output
     assert "ben toy: mismatch: results.jsonl disagrees with the store: score: 1 vs 6" in r.output
     assert "ann toy: matches" in r.output

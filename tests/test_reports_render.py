@@ -140,7 +140,8 @@ def test_json_round_trip(report):
 
 
 def test_sample_covers_every_status(report):
-    assert all(n > 0 for n in report.counts().values())
+    """Every status a graded report can hold (a check error makes the grading not graded: tested apart)."""
+    assert all(n > 0 for s, n in report.counts().items() if s is not Status.CHECK_ERROR)
     assert (report.score, report.max_score) == (3, 11)  # the skipped check counts toward neither
 
 
@@ -356,3 +357,74 @@ def test_every_format_shows_the_source_audit_and_the_spelling_behind_a_hit(repor
             assert word in out, word
     candidate = render_markdown(report, audience="candidate")
     assert "mode taken off the stack" in candidate and hidden not in candidate
+
+
+# --- what the head of every format says (issue 26) ---------------------------------------------------
+
+
+def _all_formats(report: Report, audience: str = "panel") -> dict[str, str]:
+    console = Console(width=100, no_color=True, record=True)
+    render_terminal(report, console, audience=audience)
+    return {"terminal": console.export_text(), "html": html.unescape(render_html(report, audience=audience)),
+            "markdown": render_markdown(report, audience=audience).replace("\\", "")}
+
+
+def gpu_skipped_report(hidden_gpu: bool = False) -> Report:
+    """21 points earned of 21 counted; two GPU checks worth 4 points skipped without a GPU."""
+    checks = [CheckResult(id=f"test_cpu.py::test_{i}", name=f"CPU check {i}", status=Status.PASSED, score=3,
+                          max_score=3, visibility=Visibility.VISIBLE) for i in range(7)]
+    checks += [CheckResult(id=f"test_gpu.py::test_cuda_{i}", name=f"CUDA check {i}", status=Status.SKIPPED, score=0,
+                           max_score=2, gpu=True, visibility=Visibility.HIDDEN if hidden_gpu else Visibility.VISIBLE,
+                           message="no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the "
+                                   "CUDA image)") for i in range(2)]
+    score, max_score = total(checks)
+    return Report(exercise="amp", title="Mixed precision", graded=True, checks=checks, score=score, max_score=max_score)
+
+
+@pytest.mark.parametrize("audience", ["panel", "candidate"])
+def test_the_headline_says_which_checks_did_not_run_and_why_in_every_format(audience):
+    """Issue 26: "21/21 (100%)" with two GPU checks (4 points) left out said only "2 skipped"."""
+    for fmt, text in _all_formats(gpu_skipped_report(hidden_gpu=audience == "candidate"), audience).items():
+        flat = " ".join(text.split())
+        assert "2 GPU checks (4 points) not run: no GPU in the sandbox" in flat, (fmt, flat[:600])
+        head = flat.split("Checks")[0]  # by the score, before the table
+        assert "21" in head and "2 GPU checks (4 points) not run" in head, fmt
+    view_line = __import__("grader.reports.render", fromlist=["scorecard_view"]).scorecard_view(
+        gpu_skipped_report()).headline
+    assert view_line.startswith("21/21 (100%) · 2 GPU checks (4 points) not run: no GPU in the sandbox")
+
+
+def test_status_counts_read_as_english():
+    checks = [CheckResult(id=f"t.py::e{i}", name=f"e{i}", status=Status.ERROR, score=0, max_score=1,
+                          visibility=Visibility.VISIBLE, message="your code raised TypeError") for i in range(11)]
+    checks += [CheckResult(id="t.py::t", name="t", status=Status.TIMEOUT, score=0, max_score=1,
+                           visibility=Visibility.VISIBLE, message="ran past its deadline")]
+    report = Report(exercise="x", graded=True, checks=checks, score=0, max_score=12)
+    for fmt, text in _all_formats(report).items():
+        assert "! 11 errors" in text and "◷ 1 timed out" in text, fmt
+        assert "11 error " not in text and "11 error<" not in text, fmt
+
+
+def test_a_passed_hidden_check_never_reads_details_withheld():
+    checks = [CheckResult(id="t.py::ok", name="Hidden and passed", status=Status.PASSED, score=1, max_score=1,
+                          visibility=Visibility.HIDDEN),
+              CheckResult(id="t.py::bad", name="Hidden and failed", status=Status.FAILED, score=0, max_score=1,
+                          visibility=Visibility.HIDDEN, message="secret")]
+    report = Report(exercise="x", graded=True, checks=checks, score=1, max_score=2)
+    for fmt, text in _all_formats(report, "candidate").items():
+        rows = text.split("<tr>") if fmt == "html" else text.splitlines()  # a table row, in each format
+        [passed] = [r for r in rows if "Hidden and passed" in r]
+        [failed] = [r for r in rows if "Hidden and failed" in r and ("✗" in r or "failed</span>" in r)]
+        assert "withheld" not in passed, (fmt, passed)
+        assert "withheld" in failed, (fmt, failed)  # the failed one still says so
+
+
+def test_an_outcome_diagnosis_names_no_mutant_in_any_format():
+    from grader.reports.model import Diagnosis
+
+    outcome = Diagnosis(kind="outcome", description="every lost check timed out (5 of 5): no answer came back to "
+                        "compare", matched=0, failed=5, signature=0, answers_only=False)
+    report = mixed_report().model_copy(update={"diagnosis": [outcome]})
+    for fmt, text in _all_formats(report).items():
+        assert "no named mistake: every lost check timed out (5 of 5)" in " ".join(text.split()), fmt
+        assert "mutant )" not in text and "mutant ``" not in text and "mutant <code></code>" not in text, fmt

@@ -58,7 +58,7 @@ def test_progress_names_the_running_check_and_how_many_are_left():
     p.feed(Started("test_t.py::test_rows[918273-True]"))
     assert p.line() == "check 3 of 3 · 0 left · ✓ 1 passed · ✗ 1 failed · rows sum to one [case 1] (hidden)"
     p.feed(Finished("test_t.py::test_rows[918273-True]", Status.TIMEOUT))
-    assert p.line() == "all 3 checks run · ✓ 1 passed · ✗ 1 failed · ◷ 1 timeout; writing the scorecard"
+    assert p.line() == "all 3 checks run · ✓ 1 passed · ✗ 1 failed · ◷ 1 timed out; writing the scorecard"
 
 
 def test_progress_never_shows_a_hidden_checks_inputs_to_a_candidate_but_does_to_the_panel():

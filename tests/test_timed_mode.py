@@ -171,7 +171,7 @@ def test_on_time_submission_shows_elapsed_time_everywhere(audience):
 def test_late_submission_is_marked_in_words_everywhere(audience):
     for fmt, text in renderings(timed_report(LATE), audience).items():
         assert "Time: 50 min 3 s of 45 min" in text, fmt
-        assert "LATE: submitted 5 min 3 s after the 45-minute limit" in text, fmt
+        assert "LATE: submitted 5 min 3 s after the 45 min limit" in text, fmt
         if fmt == "terminal":
             assert all(len(line) <= 80 for line in text.splitlines())
 
@@ -186,3 +186,12 @@ def test_not_graded_report_still_shows_its_timing():
     report = Report(exercise="attention", graded=False, not_graded_reason="no engine", timing=LATE)
     assert "LATE: submitted" in terminal_text(report, "candidate")
     assert "LATE: submitted" in render_html(report) and "LATE: submitted" in render_markdown(report)
+
+
+@pytest.mark.parametrize("audience", ["candidate", "panel"])
+def test_a_short_limit_reads_in_the_units_of_the_time_spent(audience):
+    """Issue 26: a 3-second limit read "Time: 5 s of 0.05 min"."""
+    short = Timing(clock_started_at="2025-03-01T09:00:00+00:00", limit_minutes=0.05, elapsed_s=5.0, over_limit=True)
+    for fmt, text in renderings(timed_report(short), audience).items():
+        assert "Time: 5 s of 3 s" in text and "0.05 min" not in text, fmt
+        assert "LATE: submitted 2 s after the 3 s limit" in text, fmt

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from grader.batch.model import Row, RowStatus
 from grader.batch.similarity_page import pair_anchors
 from grader.reports.model import FINDING_LABELS
-from grader.reports.render import fmt_points
+from grader.reports.headline import fmt_points, not_counted_lines
 
 #: The word a cell shows for each status that is not a plain score.
 WORDS = {
@@ -21,12 +21,15 @@ WORDS = {
     RowStatus.MISSING: "missing",
     RowStatus.EMPTY: "empty",
     RowStatus.INVALID: "invalid",
+    RowStatus.UNTOUCHED_STUB: "untouched stub",
+    RowStatus.CHECK_ERROR: "not graded — check error",
     RowStatus.UNREADABLE: "unreadable",
     RowStatus.AMBIGUOUS: "ambiguous",
     RowStatus.UNKNOWN_EXERCISE: "unknown exercise",
 }
 FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar",
-               "published": "published answer", **{kind.value: label for kind, label in FINDING_LABELS.items()}}
+               "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
+               **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
 
@@ -81,9 +84,18 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
         elif kind in FINDING_KINDS and report is not None:
             title = "; ".join(f"{f.what} ({f.how}, {f.where})" for f in report.findings if f.kind.value == kind)
-        elif kind in ("timeout", "error") and report is not None:
+        elif kind in ("timeout", "error", "check_error") and report is not None:
             title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
-        out.append(Flag(kind, FLAG_LABELS.get(kind, kind), title))
+        elif kind == "skipped" and report is not None:
+            title = "; ".join(not_counted_lines(report.checks))
+        elif kind == "not_isolated":
+            title = "graded in the local sandbox: the candidate's code ran as the grader's user, not in Docker"
+        label = FLAG_LABELS.get(kind, kind)
+        if kind == "skipped" and report is not None:
+            skipped = [c for c in report.checks if c.status.value == "skipped"]
+            kind_word = "GPU check" if all(c.gpu for c in skipped) else "check"
+            label = f"{len(skipped)} {kind_word}{'s' if len(skipped) != 1 else ''} not run"
+        out.append(Flag(kind, label, title))
     matches = similar.get((row.candidate, row.exercise), [])
     for n, anchor, other, sim in matches[:MAX_SIMILAR_FLAGS]:
         out.append(Flag("similar", f"similar to {other} ({sim:.0%})", f"pair {n} in the similarity report",
@@ -113,6 +125,9 @@ def total(cells: list[Cell], maxima: dict[str, float]) -> Cell:
     """A candidate's total; none while a row awaits a rerun, since a partial sum would compare as a score."""
     if all(c.status == "none" for c in cells):
         return Cell("none", "—", "", reason="no results for this candidate")
+    if broken := sum(c.status == RowStatus.CHECK_ERROR.value for c in cells):
+        return Cell("incomplete", "incomplete — check error", "", show_reason=True,
+                    reason=f"no total: {broken} grading{'s' if broken != 1 else ''} hit a check error (the grader's bug)")
     if rerun := sum(c.status == RowStatus.NOT_GRADED.value for c in cells):
         return Cell("incomplete", "incomplete — rerun", "", reason=f"no total until rerun: {rerun} not graded",
                     show_reason=True)

@@ -19,16 +19,17 @@ from grader.batch.outdir import candidate_dir
 from grader.reports.model import Report, Status, Visibility
 from grader.reports.render import write_reports
 
-SUMMARY_HEAD = ["candidate", "exercise", "score", "max_score", "status"]
+SUMMARY_HEAD = ["candidate", "exercise", "score", "max_score", "status", "sandbox"]
 #: Spreadsheet programs run a cell starting with these as a formula (CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_summary_csv(rows: list[Row], path: Path) -> None:
-    """One row per (candidate, exercise); a column per check (points earned), then the flags
-    (forbidden, tampering, dynamic_access, private_torch, timeout, error, similar, published), the diagnosis
-    (``diagnosis_cell``), the reason, and last the published answer the submission matches
-    (``solutions/attention/attention.py 0.97``; a column added at the end, so the others keep their places)."""
+    """One row per (candidate, exercise): its status and the sandbox that graded it (``docker``, ``docker
+    (runsc)``, ``local``: not isolated; empty when nothing was graded), a column per check (points earned),
+    then the flags (forbidden, tampering, dynamic_access, private_torch, timeout, error, skipped,
+    not_isolated, check_error, similar, published), the diagnosis (``diagnosis_cell``), the reason, and last
+    the published answer the submission matches (``solutions/attention/attention.py 0.97``)."""
     checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
     for row in rows:
         for c in row.report.checks if row.report else []:
@@ -39,10 +40,14 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
         out = csv.writer(f)
         out.writerow(header)
         for row in rows:
-            earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])}
+            # Points only where the row has a score (a check error's report has none), and none for a check
+            # that did not run (skipped: it counts toward neither score nor maximum).
+            earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])
+                      if c.status is not Status.SKIPPED} if row.status.scored else {}
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
-                          row.status.value, *[earned.get(k, "") for k in checks], " ".join(row.flags),
-                          _cell(diagnosis_cell(row.report)), _cell(row.reason), _cell(published_cell(row))])
+                          row.status.value, row.sandbox or "", *[earned.get(k, "") for k in checks],
+                          " ".join(row.flags), _cell(diagnosis_cell(row.report)), _cell(row.reason),
+                          _cell(published_cell(row))])
 
 
 def published_cell(row: Row) -> str:
@@ -55,7 +60,8 @@ def diagnosis_cell(report: Report | None) -> str:
     """The named mistakes in one cell: ``mutant (matched/failed): description``, ``; `` between them."""
     if report is None:
         return ""
-    return "; ".join(f"{d.mutant} ({d.matched}/{d.failed}): {d.description}" for d in report.diagnosis)
+    return "; ".join(f"{d.mutant} ({d.matched}/{d.failed}): {d.description}" if d.kind == "mistake" else d.line
+                     for d in report.diagnosis)
 
 
 def write_results_jsonl(rows: list[Row], path: Path) -> None:
@@ -65,6 +71,7 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
                 "candidate": row.candidate, "exercise": row.exercise, "status": row.status.value,
                 "score": row.score, "max_score": row.max_score, "reason": row.reason, "flags": row.flags,
                 "sha256": row.sha256, "source": row.source, "attempts": row.attempts,
+                "sandbox": row.sandbox, "isolated": row.isolated if row.report is not None else None,
                 "exercise_version": row.report.environment.exercise_version if row.report else None,
                 "exercise_fingerprint": row.report.environment.exercise_fingerprint if row.report else None,
                 "scorecard": row.scorecard,
@@ -105,6 +112,8 @@ def write_scorecards(rows: list[Row], out: Path) -> None:
         report = row.report.model_copy(update={"candidate": row.candidate})  # named on the page and in its title
         write_reports(report, json_path=base / f"{row.exercise}.json", html_path=base / f"{row.exercise}.html",
                       audience="panel")
+        if not report.graded:  # a check error: its scorecard says which check broke; no score to import
+            continue
         with atomic_write(base / row.exercise / "results.json") as f:
             json.dump(gradescope(report), f, indent=2)
 

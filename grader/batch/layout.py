@@ -47,6 +47,9 @@ class Layout:
     found: list[Found] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # not tied to one row
     exercises: list[str] = field(default_factory=list)  # the batch's exercises, in column order
+    #: Files that are not submissions and are not read (a README or notes beside the exercise folders): named
+    #: on the page, apart from the problems, since nothing is wrong with them.
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def gradable(self) -> list[Found]:
@@ -70,7 +73,7 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
         elif entry.is_symlink():
             candidates[entry.name], unreadable[entry.name] = {}, f"{entry.name}/ {LINKED}"
         elif not entry.is_dir():
-            layout.problems.append(f"{entry.name}: a file at the top level; expected <candidate>/<exercise>/<file>.py")
+            _stray(layout, entry.name, "", known)
         else:
             candidates[entry.name] = {}
             try:
@@ -84,8 +87,7 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
                 elif sub.is_dir() or sub.is_symlink():  # a linked exercise folder gets its row, unreadable
                     candidates[entry.name][sub.name] = sub
                 else:
-                    layout.problems.append(f"{entry.name}/{sub.name}: a file directly in the candidate folder; "
-                                           f"expected {entry.name}/<exercise>/{sub.name}")
+                    _stray(layout, sub.name, f"{entry.name}/", known)
     seen = {name for folders in candidates.values() for name in folders}
     layout.exercises = list(only) if only else sorted(seen & known.keys())
     for candidate, folders in sorted(candidates.items()):
@@ -104,6 +106,19 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
                                           reason=f"{candidate}/{name}/ names no known exercise "
                                                  f"(known: {', '.join(sorted(known))})"))
     return layout
+
+
+def _stray(layout: Layout, name: str, where: str, known: dict[str, str]) -> None:
+    """A file where only folders belong (the top level, a candidate's folder). A Python file there is a
+    submission in the wrong place: a layout problem saying where it goes. Anything else (a README, the
+    candidate's notes) is not a submission at all: ignored, and named so the panel knows it was seen."""
+    if name.endswith(".py"):
+        exercise = next((ex for ex, file in sorted(known.items()) if file == name), "<exercise>")
+        candidate = where or "<candidate>/"
+        layout.problems.append(f"{where}{name}: a Python file outside any exercise folder is not graded; "
+                               f"to grade it, move it to {candidate}{exercise}/{name}")
+    else:
+        layout.ignored.append(f"{where}{name}: not a submission (only <candidate>/<exercise>/<file>.py is read)")
 
 
 def _listing(folder: Path) -> list[Path]:

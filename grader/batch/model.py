@@ -24,6 +24,8 @@ class RowStatus(str, Enum):
     MISSING = "missing"  # the candidate has no file for this exercise
     EMPTY = "empty"  # the file is empty or whitespace: scored 0
     INVALID = "invalid"  # the file is not valid Python: scored 0
+    UNTOUCHED_STUB = "untouched_stub"  # the exercise's stub byte for byte: nothing attempted, scored 0
+    CHECK_ERROR = "check_error"  # a check's own code raised (a bug in the grader's checks): no score
     UNREADABLE = "unreadable"  # the file could not be read (broken link, permissions, not a file)
     AMBIGUOUS = "ambiguous"  # several .py files and none has the exercise's file name
     UNKNOWN_EXERCISE = "unknown_exercise"  # the folder names no exercise we know
@@ -31,7 +33,7 @@ class RowStatus(str, Enum):
     @property
     def scored(self) -> bool:
         """Whether a row with this status carries a score (0 for files that cannot count)."""
-        return self in (RowStatus.GRADED, RowStatus.EMPTY, RowStatus.INVALID)
+        return self in (RowStatus.GRADED, RowStatus.EMPTY, RowStatus.INVALID, RowStatus.UNTOUCHED_STUB)
 
 
 @dataclass
@@ -48,6 +50,19 @@ class Row:
     attempts: int = 0
     flags: list[str] = field(default_factory=list)  # filled by flags_for() and the similarity pass
     published: PublishedMatch | None = None  # the published answer this submission nearly is (similarity pass)
+
+    @property
+    def sandbox(self) -> str | None:
+        """Where it was graded: ``docker``, ``docker (runsc)`` or ``local`` (not isolated); None: not graded."""
+        if self.report is None or not self.report.environment.sandbox:
+            return None
+        env = self.report.environment
+        return env.sandbox + (f" ({env.oci_runtime})" if env.oci_runtime not in (None, "runc") else "")
+
+    @property
+    def isolated(self) -> bool:
+        """False for a row graded in the local sandbox: the candidate's code ran as the grader's user."""
+        return self.report is None or self.report.environment.sandbox != "local"
 
     @property
     def scorecard(self) -> str | None:

@@ -1,12 +1,19 @@
 """The hiring panel's overview page (``index.html``): every candidate against every exercise.
 
 The page must not mislead: a submission the infrastructure failed to grade is a
-loud "not graded — rerun", never a 0; a candidate with such a row has no total
-to compare; and colour is never the only cue (each state also has a word). The
-data is shaped here into plain views; ``templates/panel.html.j2`` only lays it
-out (autoescaped: candidate names and reasons are untrusted). The page is
-self-contained: inline CSS (``panel.css``), inline SVG charts and a small inline
-script (``panel.js``) that sorts the table; without the script it reads the same.
+loud "not graded — rerun", never a 0; a check error (the grader's own bug) is named
+as that; a candidate with either has no total to compare; the untouched stub is a
+row of its own, out of the charts and the item analysis; a result graded in the
+local sandbox is marked not isolated, and the page says so at the top; and colour
+is never the only cue (each state also has a word). The data is shaped here into
+plain views; ``templates/panel.html.j2`` only lays it out (autoescaped: candidate
+names and reasons are untrusted). The page is self-contained: inline CSS
+(``panel.css``), inline SVG charts and a small inline script (``panel.js``) that
+sorts the table and filters it by flag; without the script it reads the same.
+
+Layout (issue 26): the table uses the window's width; the candidate and total columns
+stay in view (sticky) when it scrolls sideways on a narrow screen; long texts wrap, and
+a long "looks like" folds to two lines that open on a click, so no row grows tall.
 """
 
 from __future__ import annotations
@@ -15,16 +22,21 @@ from collections import Counter
 from dataclasses import dataclass
 
 from grader.batch.charts import Histogram, PassRate, histogram, pass_rates
+from grader.batch.cells import FLAG_LABELS as FLAG_WORDS
 from grader.batch.cells import WORDS, Cell, cell, similar_by_row, total
 from grader.batch.items import FLAG_LABELS, analyse_exercise
 from grader.batch.model import Row, RowStatus
 from grader.batch.summary import summarize
 from grader.reports import templating
+from grader.reports.headline import not_counted_lines
 from grader.reports.render import fmt_points
 
 #: How excluded rows are counted under a chart ("2 missing").
 EXCLUDED = {RowStatus.NOT_GRADED: "not graded (rerun)", RowStatus.EMPTY: "empty (scored 0)",
-            RowStatus.INVALID: "invalid (scored 0)"}
+            RowStatus.INVALID: "invalid (scored 0)", RowStatus.UNTOUCHED_STUB: "untouched stub (scored 0)",
+            RowStatus.CHECK_ERROR: "check error (not graded)"}
+#: A "Looks like" cell shows this many lines; the rest fold under "+N more".
+LOOKS_SHOWN = 2
 
 
 @dataclass(frozen=True)
@@ -33,12 +45,19 @@ class CandidateRow:
     cells: list[Cell]
     total: Cell
     notes: list[str]  # rows not tied to a known exercise (unknown exercise folders)
-    looks_like: list[tuple[str, str]] = ()  # (exercise title, "looks like: ..."), the "Looks like" column
+    looks_like: list[tuple[str, str, str]] = ()  # (exercise, its title, "looks like: ..."): the "Looks like" column
+
+    @property
+    def flags(self) -> str:
+        """The flag kinds of the candidate's cells, space-separated: what the flag filter matches."""
+        return " ".join(sorted({f.kind for c in self.cells for f in c.flags}))
 
 
-def looks_like(rows: list[Row | None], columns: dict[str, str]) -> list[tuple[str, str]]:
-    """A candidate's diagnoses across exercises, in column order: what each graded row looks like."""
-    return [(columns[r.exercise], d.line) for r in rows if r is not None and r.report is not None
+def looks_like(rows: list[Row | None], columns: dict[str, str]) -> list[tuple[str, str, str]]:
+    """A candidate's diagnoses across exercises, in column order: what each graded row looks like. Named by
+    the exercise's short name (its title is the column's header and the line's tooltip), so the two lines a
+    folded cell shows are mostly the diagnosis itself."""
+    return [(r.exercise, columns[r.exercise], d.line) for r in rows if r is not None and r.report is not None
             and r.status is RowStatus.GRADED for d in r.report.diagnosis]
 
 
@@ -66,13 +85,15 @@ def _exercise_view(name: str, title: str, rows: list[Row], max_score: float | No
 
 
 def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], title: str = "Batch results",
-                 generated_at: str = "", problems: list[str] = (), published: int = 0) -> str:
+                 generated_at: str = "", problems: list[str] = (), published: int = 0,
+                 ignored: list[str] = ()) -> str:
     """The self-contained ``index.html`` for a batch.
 
     ``exercises`` maps exercise name -> title (the columns, in order; an exercise only
     the rows name gets a column too); ``pairs`` are the similarity pairs in the order
     ``similarity.html`` numbers them; ``problems`` are layout problems tied to no row; ``published`` is how
-    many submissions match a published answer (each row's flag names its file).
+    many submissions match a published answer (each row's flag names its file); ``ignored`` the
+    files the batch did not read (not submissions), named apart from the problems.
     """
     similar = similar_by_row(pairs)
     known = [r for r in rows if r.status is not RowStatus.UNKNOWN_EXERCISE]
@@ -95,11 +116,18 @@ def render_panel(rows: list[Row], pairs: list, *, exercises: dict[str, str], tit
         cells = [cell(row, similar, maxima.get(ex)) for row, ex in zip(mine, columns)]
         table.append(CandidateRow(name, cells, total(cells, maxima), notes.get(name, []), looks_like(mine, columns)))
     views = [_exercise_view(ex, t, by_exercise[ex], maxima.get(ex)) for ex, t in columns.items()]
+    flags = sorted({f.kind: f for c in table for x in c.cells for f in x.flags}.items())
+    not_run = Counter(line for r in rows if r.report is not None and r.status.scored
+                      for line in not_counted_lines(r.report.checks))
     return _env.get_template("panel.html.j2").render(
-        title=title, generated_at=generated_at, summary=summarize(rows, len(candidates), list(problems)),
+        title=title, generated_at=generated_at,
+        summary=summarize(rows, len(candidates), list(problems), list(ignored)),
         columns=columns, maxima=maxima, table=table, exercises=views, pairs=len(pairs), published=published,
         rerun=[r for r in rows if r.status is RowStatus.NOT_GRADED],
-        items=[analyse_exercise(ex, by_exercise[ex]) for ex in columns])
+        check_errors=[r for r in rows if r.status is RowStatus.CHECK_ERROR],
+        not_isolated=[r for r in rows if not r.isolated], not_run=sorted(not_run.items()),
+        filters=[(kind, FLAG_WORDS.get(kind, kind)) for kind, _ in flags],
+        looks_shown=LOOKS_SHOWN, items=[analyse_exercise(ex, by_exercise[ex]) for ex in columns])
 
 
 _env = templating.environment("grader.batch")

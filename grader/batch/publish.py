@@ -52,5 +52,5 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise],
     problems = [*batch.layout.problems, *batch.set_aside_lines(), *notes]
     with atomic_write(out / "index.html") as f:
         f.write(render_panel(rows, pairs, exercises=titles, generated_at=generated, problems=problems,
-                             published=len(similarity.published)))
+                             published=len(similarity.published), ignored=batch.layout.ignored))
     return [out / "index.html", out / "summary.csv", out / "results.jsonl", out / "items.csv", out / "similarity.html"]

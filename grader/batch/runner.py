@@ -18,9 +18,10 @@ from pathlib import Path
 from grader.batch.jobs import Job, not_graded
 from grader.batch.layout import Found, Layout, discover
 from grader.batch.model import Row, RowStatus, flags_for
-from grader.batch.store import SEAL_WORDS, Key, Store
+from grader.batch.store import SEAL_WORDS, Key, Store, Stored
 from grader.evidence.signing import Seal
 from grader.exercise import Exercise
+from grader.grading import is_untouched_stub
 from grader.reports.model import Report
 from grader.sandbox.gpu import plan_gpus
 from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
@@ -76,14 +77,18 @@ class Batch:
         return lines
 
 
-def version_key(ex: Exercise, runtime: str | None = None) -> str:
+def version_key(ex: Exercise, runtime: str | None = None, sandbox: str = "docker") -> str:
     """The exercise version results are keyed by: the author's version and the content's hash.
 
-    A runtime other than runc is part of it, so a batch rerun under runsc grades
-    again rather than reusing runc's results; runc and the local sandbox (None)
-    add nothing, so stores written before runtimes were keyed keep their rows.
+    Where it was graded is part of it: the local sandbox (not isolated) adds ``;sandbox=local``,
+    so a Docker run grades again rather than republish local results as its own, and a
+    runtime other than runc adds ``;runtime=...``, so a rerun under runsc grades again rather
+    than reuse runc's. Docker under runc adds nothing, so stores written before either was
+    keyed keep their rows (a stored row's own record of its sandbox is checked too: ``_reusable``).
     """
     key = f"{ex.version}+{ex.fingerprint[:16]}"
+    if sandbox == "local":
+        return f"{key};sandbox=local"
     return key if runtime in (None, DEFAULT_RUNTIME) else f"{key};runtime={runtime}"
 
 
@@ -98,12 +103,12 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
     jobs: dict[Key, tuple[Found, Job]] = {}
     for found in batch.layout.gradable:
         ex = exercises[found.exercise]
-        key = Key(found.candidate, found.exercise, found.sha256, version_key(ex, runtime))
+        key = Key(found.candidate, found.exercise, found.sha256, version_key(ex, runtime, sandbox))
         stored = store.get(key)
         if stored is not None and not stored.trusted:  # never republished: kept aside, and graded again
             store.set_aside(key, stored)
             batch.set_aside.append(SetAside(found.candidate, found.exercise, stored.seal, stored.problem))
-        elif stored is not None and stored.status == "graded":
+        elif _reusable(stored, sandbox, runtime):
             batch.reused += 1
             continue
         job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
@@ -111,8 +116,19 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
         jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)
-    batch.rows = [_row(found, exercises, store, runtime) for found in batch.layout.found]
+    batch.rows = [_row(found, exercises, store, runtime, sandbox) for found in batch.layout.found]
     return batch
+
+
+def _reusable(stored: Stored | None, sandbox: str, runtime: str | None) -> bool:
+    """A stored result this run may publish as its own: graded where this run grades (a row stored before the
+    sandbox was part of the key says so in its report), or a check error under this very exercise version
+    (the same checks break the same way: fixing the check changes the version, and the row is graded again)."""
+    if stored is None or stored.report is None:
+        return False
+    env = stored.report.environment
+    where = env.sandbox == sandbox and (sandbox != "docker" or (env.oci_runtime or DEFAULT_RUNTIME) == runtime)
+    return where and (stored.status == "graded" or bool(stored.report.check_errors))
 
 
 def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None:
@@ -136,7 +152,11 @@ def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None
             reason = (report.not_graded_reason if not report.graded
                       else _mismatch(report, version_key(exercises[found.exercise]), job))
             source = f"{found.candidate}/{found.exercise}/{found.path.name}"
-            if reason is None:
+            if report.check_errors and _mismatch(report, version_key(exercises[found.exercise]), job) is None:
+                # The exercise's own bug: a retry breaks the same way. Kept with its report (which check, how).
+                store.save_not_graded(key, source, report.not_graded_reason or "check error", attempts[key], report)
+                listener.graded(found, report)
+            elif reason is None:
                 store.save_graded(key, source, report, attempts[key])
                 batch.graded_now += 1
                 listener.graded(found, report)
@@ -162,6 +182,8 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     version = f"{env.exercise_version}+{env.exercise_fingerprint[:16]}"
     if version != expected:
         return f"the worker graded exercise version {version}, the batch expects {expected}"
+    if env.sandbox != job.sandbox:
+        return f"the worker graded in the {env.sandbox or '(unknown)'} sandbox, the batch asked for {job.sandbox}"
     if job.sandbox == "docker" and env.oci_runtime != job.runtime:
         return f"the worker graded under OCI runtime {env.oci_runtime or '(none)'}, the batch expects {job.runtime}"
     return None
@@ -174,19 +196,26 @@ def _num_gpus(ex: Exercise, gpus: str | None) -> float:
     return len(request.device_ids) or max(request.count, 1)
 
 
-def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: str | None) -> Row:
+def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: str | None, sandbox: str) -> Row:
     row = Row(found.candidate, found.exercise, found.problem or RowStatus.GRADED, reason=found.reason,
               sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None)
     if found.source is None:
         return row
-    stored = store.get(Key(found.candidate, found.exercise, found.sha256,
-                           version_key(exercises[found.exercise], runtime)))
-    if stored is None:  # interrupted before this one was graded
+    ex = exercises[found.exercise]
+    stored = store.get(Key(found.candidate, found.exercise, found.sha256, version_key(ex, runtime, sandbox)))
+    if stored is None or (stored.report is not None and not _reusable(stored, sandbox, runtime)):
+        # interrupted before this one was graded (or only an older store's result from another sandbox exists)
         row.status, row.reason = RowStatus.NOT_GRADED, "not graded yet: the batch was interrupted; rerun it"
         return row
     row.attempts = stored.attempts
     if not stored.trusted:  # changed under the run (it was verified or written by it a moment ago)
         row.status, row.reason = RowStatus.NOT_GRADED, f"the stored result {stored.problem}; rerun the batch"
+        return row
+    if stored.report is not None and stored.report.check_errors:
+        names = ", ".join(c.name or c.id for c in stored.report.check_errors)
+        row.status, row.report, row.flags = RowStatus.CHECK_ERROR, stored.report, flags_for(stored.report)
+        row.reason = (f"check error in {names}: a bug in the exercise's checks, not the submission's; no score "
+                      "until the check is fixed (then rerun the batch)")
         return row
     if stored.status != "graded":
         row.status = RowStatus.NOT_GRADED
@@ -194,4 +223,7 @@ def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: st
         return row
     row.report, row.score, row.max_score = stored.report, stored.report.score, stored.report.max_score
     row.flags = flags_for(stored.report)
+    if row.status is RowStatus.GRADED and (stored.report.untouched_stub or is_untouched_stub(ex, found.source)):
+        row.status, row.score = RowStatus.UNTOUCHED_STUB, 0.0
+        row.reason = "the exercise's stub, unchanged: nothing was attempted"
     return row

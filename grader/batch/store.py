@@ -2,7 +2,9 @@
 
 A row is keyed by (candidate, exercise, submission sha256, exercise version), so a
 rerun grades only what is new or changed, and a file edited after grading is
-graded again under its new hash. A report is written in one transaction when its
+graded again under its new hash. The version key also names the sandbox and OCI
+runtime when they are not Docker under runc (``runner.version_key``), so results
+graded in the local sandbox are never republished by a Docker run. A report is written in one transaction when its
 grading ends, so a batch killed at any moment (Ctrl-C, kill -9) loses at most the
 gradings in flight, which the rerun picks up. A grading the infrastructure failed
 is stored as ``not_graded`` with its attempt count and reason, never as a score.
@@ -139,8 +141,9 @@ class Store:
     def save_graded(self, key: Key, source: str, report: Report, attempts: int) -> None:
         self._put(key, source, "graded", attempts, "", report.to_json())
 
-    def save_not_graded(self, key: Key, source: str, reason: str, attempts: int) -> None:
-        self._put(key, source, "not_graded", attempts, reason, None)
+    def save_not_graded(self, key: Key, source: str, reason: str, attempts: int, report: Report | None = None) -> None:
+        """No score. ``report`` is kept when there is one to read (a check error: which check broke, and how)."""
+        self._put(key, source, "not_graded", attempts, reason, report.to_json() if report is not None else None)
 
     def set_aside(self, key: Key, stored: Stored) -> None:
         """Move a row that cannot be believed out of ``gradings`` into ``set_aside``, with why, in one transaction:

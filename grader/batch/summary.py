@@ -1,11 +1,14 @@
 """The panel page's header counts, and the problems listed under them: one partition of the rows.
 
-Every row of a batch is counted exactly once: a submission (any row but
-``missing``) is graded, scored 0 as empty or invalid, not graded, or a problem,
-so the header's numbers add up to its number of submissions and nothing is left
-out silently. "Problems" counts exactly what the page lists under that heading:
-the rows no file could be graded for (unreadable, ambiguous, an unknown
-exercise folder) and the layout problems tied to no row.
+Every row of a batch is counted exactly once. A *submission* is any row but ``missing``,
+and every submission is exactly one of: graded by the checks, scored 0 without an attempt
+(the untouched stub, an empty file, a file that is not Python), not graded (the
+infrastructure failed: rerun; or a check error: the grader's bug), or a problem row (an
+unreadable, ambiguous or unknown-exercise folder). So the parts (``Summary.parts``) add up
+to ``submissions``, and ``missing`` is counted beside them, never inside. "Problems" counts
+exactly what the page lists under that heading: the problem rows and the layout problems
+tied to no row; files the batch ignores (notes beside the exercise folders) are listed
+apart and counted nowhere.
 """
 
 from __future__ import annotations
@@ -22,29 +25,54 @@ PROBLEM_ROWS = (RowStatus.UNREADABLE, RowStatus.AMBIGUOUS, RowStatus.UNKNOWN_EXE
 @dataclass(frozen=True)
 class Summary:
     candidates: int
-    submissions: int  # every row but missing: graded + empty + invalid + not_graded + problem rows
+    submissions: int  # every row but missing: the sum of ``parts``
     graded: int  # graded by the checks
+    untouched_stub: int  # scored 0 without an attempt: the exercise's stub, unchanged
     empty: int  # scored 0 without grading: the file is empty
     invalid: int  # scored 0 without grading: the file is not Python
-    not_graded: int
+    not_graded: int  # the infrastructure failed: rerun
+    check_error: int  # a check's own code raised: no score until it is fixed
+    problem_rows: int  # unreadable, ambiguous, unknown exercise: in the problems box
     missing: int
-    problems: list[str]  # what the problems box lists, one line each
+    problems: list[str]  # what the problems box lists, one line each: problem rows and layout problems
+    ignored: list[str] = ()  # files the batch does not read (notes beside exercise folders), one line each
 
     @property
     def problem_count(self) -> int:
         return len(self.problems)
 
+    @property
+    def layout_problems(self) -> int:
+        return len(self.problems) - self.problem_rows
 
-def summarize(rows: list[Row], candidates: int, layout_problems: list[str]) -> Summary:
+    @property
+    def parts(self) -> list[tuple[int, str, str]]:
+        """``(n, words, css class)`` for each kind of submission, in the order the header lists them; their
+        ``n`` add up to ``submissions`` (a zero part is listed when it is one a panel looks for)."""
+        parts = [(self.graded, "graded", ""),
+                 (self.untouched_stub, "untouched stub (scored 0)", ""),
+                 (self.empty, "empty (scored 0)", ""),
+                 (self.invalid, "invalid (scored 0)", ""),
+                 (self.not_graded, "not graded (rerun)", "bad" if self.not_graded else ""),
+                 (self.check_error, "check error (not graded)", "bad" if self.check_error else ""),
+                 (self.problem_rows, "could not be read (see problems)", "")]
+        return [p for p in parts if p[0] or p[1] in ("graded", "not graded (rerun)")]
+
+
+def summarize(rows: list[Row], candidates: int, layout_problems: list[str], ignored: list[str] = ()) -> Summary:
     statuses = Counter(r.status for r in rows)
     listed = [f"{r.candidate}/{r.exercise}: {r.reason or r.status.value}" for r in rows if r.status in PROBLEM_ROWS]
     return Summary(
         candidates=candidates,
         submissions=len(rows) - statuses[RowStatus.MISSING],
         graded=statuses[RowStatus.GRADED],
+        untouched_stub=statuses[RowStatus.UNTOUCHED_STUB],
         empty=statuses[RowStatus.EMPTY],
         invalid=statuses[RowStatus.INVALID],
         not_graded=statuses[RowStatus.NOT_GRADED],
+        check_error=statuses[RowStatus.CHECK_ERROR],
+        problem_rows=len(listed),
         missing=statuses[RowStatus.MISSING],
         problems=list(layout_problems) + listed,
+        ignored=list(ignored),
     )

@@ -83,8 +83,8 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     publish(result, dest, exercises, answers, notes)
     store.close()
     _summary(console, result, dest, time.perf_counter() - t0)
-    if any(r.status.value == "not_graded" for r in result.rows):
-        sys.exit(EXIT_INFRA)
+    if any(r.status.value in ("not_graded", "check_error") for r in result.rows):
+        sys.exit(EXIT_INFRA)  # something gradable has no score: not a clean run
 
 
 def _exercises(root: Path | None) -> dict:
@@ -150,6 +150,15 @@ def _summary(console, result, dest: Path, seconds: float) -> None:
         console.print(f"[bold red]published:[/] {in_markup(f'{row.candidate}/{row.exercise} {row.published.line}')}")
     if len(matches) > 10:
         console.print(f"[bold red]published:[/] and {len(matches) - 10} more (similarity.html)")
+    for ignored in result.layout.ignored:
+        console.print(f"[dim]ignored: {in_markup(ignored)}[/]")
+    local = sum(not r.isolated for r in result.rows)
+    if local:
+        console.print(f"[bold yellow]{local} result(s) graded in the local sandbox: NOT isolated[/] (the page, "
+                      "summary.csv and results.jsonl say so; a Docker run grades them again).")
+    if counts.get("check_error"):
+        console.print(f"[bold red]{counts['check_error']} check error(s)[/]: a check of the exercise broke (the "
+                      "grader's bug, not the candidates'); nothing was scored for them. Fix the check, then rerun.")
     if counts.get("not_graded"):
         console.print(f"[bold red]{counts['not_graded']} not graded[/] (infrastructure): rerun the same command.")
     console.print(f"Panel view: {in_markup(str(dest / 'index.html'))}")

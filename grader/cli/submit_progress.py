@@ -19,6 +19,7 @@ from rich.text import Text
 from grader.judge.live import Collected, Finished, JudgeEvent, Started
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import candidate_names
+from grader.reports.headline import StatusCount
 from grader.reports.render import SYMBOLS
 from grader.untrusted import shown
 
@@ -61,7 +62,7 @@ class CheckProgress:
         so a long check name is what a narrow terminal cuts off."""
         if not self.names:
             return STARTING
-        tally = "".join(f" · {SYMBOLS[s]} {n} {s.value}" for s, n in self.finished.items())
+        tally = "".join(f" · {StatusCount(SYMBOLS[s], s.value, n).text}" for s, n in self.finished.items())
         if self.done >= self.total:
             return f"all {self.total} checks run{tally}; writing the scorecard"
         if self.running is None:

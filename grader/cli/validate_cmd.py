@@ -88,7 +88,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
             table.add_column(column)
         for v in result.verdicts:
             # Names, messages and file names are text, never markup: a check called "rows [0, 1]" stays whole.
-            table.add_row(in_markup(v.path.name), v.kind, f"{v.report.score:g}/{v.report.max_score:g}",
+            score = f"{v.report.score:g}/{v.report.max_score:g}" if v.report.graded else "not graded"
+            table.add_row(in_markup(v.path.name), v.kind, score,
                           "ok" if v.ok else f"[red]{in_markup(v.problem)}[/]")
         console.print(table)
         for problem in [*result.problems, *result.disagreements]:
@@ -112,7 +113,11 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                               soft_wrap=True)
         for line in r.disagreements:
             console.print(f"[bold red]{in_markup(r.exercise)}[/]: {in_markup(line)}", soft_wrap=True)
-    if any(not v.report.graded for r in results for v in [*r.verdicts, *r.compared]):
+    for r in results:  # named once per check, beside the files: the exercise's own bug to fix
+        for check, files in r.check_errors.items():
+            console.print(f"[bold red]{in_markup(r.exercise)}[/]: check {in_markup(check)} raised an error of its "
+                          f"own (a bug in the check, not a catch) on {in_markup(', '.join(files))}", soft_wrap=True)
+    if any(not v.report.graded and not v.report.check_errors for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
     if bad:
         sys.exit(EXIT_INVALID)

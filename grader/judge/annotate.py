@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from grader.exercise import Exercise
 from grader.judge import interview
 from grader.judge.diagnosis import diagnose
-from grader.mistakes import MistakeRecord, check_function, load_record
-from grader.reports.model import FollowUp, Report, Status
+from grader.mistakes import Loss, MistakeRecord, check_function, load_record, losses
+from grader.reports.model import FollowUp, Report
 
 #: Follow-up questions suggested per grading.
 FOLLOW_UPS = 3
@@ -44,9 +44,13 @@ class Hindsight:
         if not report.graded or report.load_error is not None:
             report.follow_ups = []
             return
-        failed = list(dict.fromkeys(check_function(c.id) for c in report.checks
-                                    if c.status is not Status.SKIPPED and c.score < c.max_score))
-        diagnosed = [d.mutant for d in report.diagnosis]
-        report.follow_ups = [FollowUp(ask=q.ask, answer=q.answer, because=interview.because(q, failed, diagnosed))
-                             for q in interview.suggest(self.guide, failed, diagnosed, k=FOLLOW_UPS)]
+        lost = losses(report).lost
+        in_order = [name for name in dict.fromkeys(check_function(c.id) for c in report.checks) if name in lost]
+        failed = [name for name in in_order if lost[name].how is Loss.FAILED]  # wrong answers
+        otherwise = {name: lost[name] for name in in_order if lost[name].how is not Loss.FAILED}
+        diagnosed = [d.mutant for d in report.diagnosis if d.kind == "mistake"]
+        report.follow_ups = [
+            FollowUp(ask=q.ask, answer=q.answer,
+                     because=interview.because(q, failed, diagnosed, lost_otherwise=otherwise))
+            for q in interview.suggest(self.guide, failed, diagnosed, k=FOLLOW_UPS, lost_otherwise=otherwise)]
 

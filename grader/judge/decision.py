@@ -36,14 +36,16 @@ def apply(report: Report, audit: SourceAudit, *, packages: set[str]) -> None:
         # The judge's own parse outranks what the sandbox said.
         report.load_error = audit.load_error or LoadError(found="source", summary="the judge could not parse the file")
         for check in report.checks:
-            if check.status is not Status.SKIPPED:
+            if check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
                 mark_not_run(check)
         return
     everywhere = _reason_for_every_check(audit, report.findings, runtime_hits, packages)
+    tampering = any(f.kind is FindingKind.TAMPERING for f in report.findings)
     for check in report.checks:
         reason = everywhere or _runtime_reason(check)
-        if reason and check.status is not Status.SKIPPED:
-            _no_credit(check, reason)
+        # A check error is the grader's own bug: it stays one (the grading is not graded), whatever else holds.
+        if reason and check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
+            _no_credit(check, reason, "tampering" if tampering else "forbidden")
 
 
 def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime_hits: list[ForbiddenHit],
@@ -83,9 +85,9 @@ def _names(hits: list[ForbiddenHit]) -> str:
                      for h in seen.values())
 
 
-def _no_credit(check: CheckResult, reason: str) -> None:
+def _no_credit(check: CheckResult, reason: str, penalty: str) -> None:
     check.message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
-    check.status, check.score = Status.FAILED, 0.0
+    check.status, check.score, check.penalty = Status.FAILED, 0.0, penalty
 
 
 def mark_not_run(check: CheckResult) -> None:

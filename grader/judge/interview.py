@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from grader.errors import ExerciseError
 from grader.exercise import Exercise
-from grader.mistakes import check_function
+from grader.mistakes import Loss, Lost, check_function
 
 #: The guide's file name inside an exercise folder.
 GUIDE_FILE = "interview.toml"
@@ -141,21 +141,30 @@ def _describe(path: Path, raw: dict, err: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def suggest(guide: Guide, failed_checks: list[str], diagnosed_mutants: list[str], k: int = 3) -> list[Question]:
+def suggest(guide: Guide, failed_checks: list[str], diagnosed_mutants: list[str], k: int = 3, *,
+            lost_otherwise: dict[str, Lost] | None = None) -> list[Question]:
     """At most ``k`` questions to ask after a grading, never one twice, always in the same order.
 
+    ``failed_checks`` are the checks lost as wrong answers (an assertion about what came back failed),
+    in the order they ran; ``lost_otherwise`` the checks lost some other way (timed out, raised,
+    crashed, no credit for a forbidden API), check function -> how, in that order too. A ``"failed"``
+    question's premise is a wrong answer ("your cache came back with the wrong shape"), so it is asked
+    only about a check that was one, never about a timeout or an exception.
+
     First the ``"failed"`` questions tied to what went wrong: for each failed check in
-    the order given (the order the checks ran), the questions tied to it, then for each
-    diagnosed mutant, the questions tied to it; within one, in the guide's order. Then,
-    while fewer than ``k``, the ``"passed"`` questions none of whose checks failed and
-    none of whose mutants was diagnosed, in the guide's order. A ``"failed"`` question
+    the order given, the questions tied to it, then for each diagnosed mutant, the
+    questions tied to it; within one, in the guide's order. Then one question per way a check
+    was lost otherwise (:func:`outcome_question`: what happened, asked as it happened). Then,
+    while fewer than ``k``, the ``"passed"`` questions none of whose checks was lost
+    and none of whose mutants was diagnosed, in the guide's order. A ``"failed"`` question
     about a mistake the candidate did not make is never suggested, nor a deeper one
-    about a check they failed.
+    about a check they lost.
     """
     if k <= 0:
         return []
     failed = [check_function(c) for c in failed_checks]
-    failed_set, diagnosed_set = set(failed), set(diagnosed_mutants)
+    otherwise = {check_function(c): how for c, how in (lost_otherwise or {}).items()}
+    lost_set, diagnosed_set = set(failed) | set(otherwise), set(diagnosed_mutants)
     chosen: list[Question] = []
 
     def take(q: Question) -> None:
@@ -171,17 +180,59 @@ def suggest(guide: Guide, failed_checks: list[str], diagnosed_mutants: list[str]
         for q in about_mistakes:
             if mutant in q.mutants:
                 take(q)
+    asked: set[tuple[Loss, str | None]] = set()
+    for name, how in otherwise.items():
+        if (how.how, how.detail) not in asked:
+            asked.add((how.how, how.detail))
+            take(outcome_question(name, how))
     for q in guide.questions:
-        if q.when == "passed" and not (failed_set & set(q.checks)) and not (diagnosed_set & set(q.mutants)):
+        if q.when == "passed" and not (lost_set & set(q.checks)) and not (diagnosed_set & set(q.mutants)):
             take(q)
     return chosen
 
 
-def because(question: Question, failed_checks: list[str], diagnosed_mutants: list[str]) -> str:
-    """Why :func:`suggest` chose ``question``, for a scorecard's ``FollowUp.because``.
+def outcome_question(check: str, how: Lost) -> Question:
+    """The grader's own question about a check lost without a wrong answer: asked as it happened, since an
+    exercise's guide writes its questions about wrong answers. Tied to ``check`` (its first such check)."""
+    ask, answer = _OUTCOME_QUESTIONS[how.how]
+    what = how.detail or ("a forbidden API" if how.how is Loss.FORBIDDEN else "an exception")
+    if how.how is Loss.ERROR and how.detail is None:
+        ask, answer = _CRASH
+    return Question(ask=ask.format(check=check, what=what), answer=answer, checks=[check], when="failed")
 
-    "check X failed" (the first of its checks, in the order given), else "looks like
-    mutant Y", else "everything it is tied to passed".
+
+_OUTCOME_QUESTIONS = {
+    Loss.TIMEOUT: (
+        "Some calls to your code never returned before the deadline ({check} among them). Where does your loop "
+        "or recursion end, and what bounds the work one call does?",
+        "They point at the loop whose exit condition can fail to hold (or work that grows with something it "
+        "should not, such as a sequence re-processed at every step), state the bound the code should have, and "
+        "say how a small input run by hand would have shown the hang."),
+    Loss.ERROR: (
+        "Your code raised {what} ({check} among the checks it cost). Which input makes it raise, and what should "
+        "the code do with that input instead?",
+        "They rebuild the input from the contract (a shape, a dtype, an edge case such as an empty batch or a "
+        "zero), explain why the code raised there, and say what the contract asks for: a value, or the specific "
+        "error it names."),
+    Loss.FORBIDDEN: (
+        "Your solution uses {what}, which this exercise rules out ({check} among the checks that got no credit). "
+        "How would you compute the same thing with the operations it allows?",
+        "They write out what the forbidden call computes (its formula and shapes) and build it from the allowed "
+        "operations, naming the numerical care it needs (a max subtracted before an exponent, a mask applied "
+        "before a softmax)."),
+}
+_CRASH = ("The sandbox process died during {check}. What in your code could end the process or exhaust its memory?",
+          "They look for what grows without bound (a tensor kept per step, a list never cleared, an allocation "
+          "sized by an input) or for a call that exits the process, and say how to bound it.")
+
+
+def because(question: Question, failed_checks: list[str], diagnosed_mutants: list[str], *,
+            lost_otherwise: dict[str, Lost] | None = None) -> str:
+    """Why :func:`suggest` chose ``question``, for a scorecard's ``FollowUp.because``: the true outcome.
+
+    "check X failed" (a wrong answer: the first of its checks, in the order given), else "looks like
+    mutant Y", else "check X timed out" / "raised E" / "crashed the sandbox" / "got no credit for the
+    forbidden A", else "everything it is tied to passed".
     """
     if question.when == "failed":
         for name in map(check_function, failed_checks):
@@ -190,4 +241,15 @@ def because(question: Question, failed_checks: list[str], diagnosed_mutants: lis
         for mutant in diagnosed_mutants:
             if mutant in question.mutants:
                 return f"looks like mutant {mutant}"
+        for name, how in ((check_function(c), h) for c, h in (lost_otherwise or {}).items()):
+            if name in question.checks:
+                return f"check {name} {_OUTCOME_WORDS[how.how](how.detail)}"
     return "everything it is tied to passed"
+
+
+_OUTCOME_WORDS = {
+    Loss.TIMEOUT: lambda _: "timed out",
+    Loss.ERROR: lambda detail: f"raised {detail}" if detail else "crashed the sandbox",
+    Loss.FORBIDDEN: lambda detail: f"got no credit for the forbidden {detail or 'API'}",
+    Loss.FAILED: lambda _: "failed",
+}

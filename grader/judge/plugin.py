@@ -34,10 +34,11 @@ from pydantic import ValidationError
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
-from grader.judge import counterexample, shrinking
-from grader.judge.calls import CandidateError, CheckSandbox, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.judge import shrinking
+from grader.judge.calls import CandidateError, CheckSandbox
+from grader.judge.outcomes import classify, root
 from grader.judge.spec import CheckSpec
-from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Status, Visibility, cap_text
+from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.sandbox.client import SandboxStartError
 from grader.sandbox.selfreport import SandboxSummary
@@ -207,8 +208,9 @@ class GraderPlugin:
 
     def pytest_runtest_setup(self, item):
         self.current = None
-        self.phases[item.nodeid] = {"start": time.perf_counter()}
-        if item.get_closest_marker("gpu") is not None and self.box is not None:
+        gpu = item.get_closest_marker("gpu") is not None
+        self.phases[item.nodeid] = {"start": time.perf_counter(), "gpu": gpu}
+        if gpu and self.box is not None:
             from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
@@ -246,7 +248,8 @@ class GraderPlugin:
 
     def _outcome(self, spec: CheckSpec, state: dict, record) -> CheckResult:
         result = CheckResult(id=spec.id, name=spec.name, status=Status.PASSED, score=0.0,
-                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint)
+                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint,
+                             gpu=bool(state.get("gpu")))
         if record is not None:
             text = "".join(record.output)
             if record.output_dropped:
@@ -262,8 +265,8 @@ class GraderPlugin:
             result.status = Status.SKIPPED
             result.message = _skip_reason(report)
         elif report.failed:
-            _classify(result, excinfo, report)
-            exc = _root(excinfo.value if excinfo else None)
+            classify(result, excinfo, report)
+            exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
                 self._infra(str(exc))
             if result.not_run and self.load_error is None:
@@ -335,36 +338,3 @@ def _skip_reason(report) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return "skipped"
-
-
-def _root(exc):
-    """The first leaf of an exception group (hypothesis reports several distinct failures as one)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _classify(result: CheckResult, excinfo, report) -> None:
-    exc = _root(excinfo.value) if excinfo is not None else None
-    if isinstance(exc, CandidateError) and exc.during_import:
-        # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
-        result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
-        return
-    result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
-    if isinstance(exc, SandboxTimeout):
-        result.status, result.message = Status.TIMEOUT, str(exc)
-    elif isinstance(exc, (SandboxFailure, SandboxStartError)):
-        result.status, result.message = Status.ERROR, str(exc)
-        if isinstance(exc, SandboxCrash):
-            result.message += " (exit codes and printed text never count)"
-    elif isinstance(exc, CandidateError):
-        result.status = Status.ERROR
-        result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
-        result.details = exc.traceback
-    else:
-        result.status = Status.FAILED
-        text = str(exc) if exc is not None else ""
-        result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
-        result.details = report.longreprtext[-4000:]
-    # Library text (a coloured torch or triton message) reads as words, not as escape codes.
-    result.message, result.details = without_ansi(result.message), without_ansi(result.details)

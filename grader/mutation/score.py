@@ -10,6 +10,8 @@ Each mutant is graded as any submission is (:func:`grader.grading.grade`, in one
 - equivalent: recorded in ``equivalent_mutants.toml`` as behaving like the reference
   (not graded: it survives by definition);
 - not graded: the grading failed (infrastructure), which says nothing about the checks; rerun.
+- check error: a check's own code raised on the mutant (issue 26): never a kill; named as a problem
+  of the exercise (exit 4), and left out of the score like "not graded".
 
 score = killed / (total - equivalent - not graded). Each grading costs seconds, so
 ``max_mutants`` grades a deterministic sample per exercise: the mutants whose
@@ -45,6 +47,7 @@ class Outcome(str, Enum):
     TIMED_OUT = "timed out"
     EQUIVALENT = "equivalent"
     NOT_GRADED = "not graded"
+    CHECK_ERROR = "check error"  # a check's own code raised on it: the exercise's bug (a problem), not a kill
 
 
 @dataclass
@@ -93,6 +96,8 @@ class ExerciseMutation:
 
 def classify(report: Report) -> tuple[Outcome, list[str], str | None]:
     """A mutant's outcome from its report, with the checks it lost points on (and why, when not graded)."""
+    if report.check_errors:
+        return Outcome.CHECK_ERROR, [c.name for c in report.check_errors], report.not_graded_reason
     if not report.graded:
         return Outcome.NOT_GRADED, [], report.not_graded_reason
     lost = [c for c in report.checks if c.status is not Status.SKIPPED and c.score < c.max_score]
@@ -190,6 +195,10 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
             continue
         report, start, end = next(gradings)
         outcome, lost, why = classify(report)
+        if report.check_errors:  # a check's own bug, found by a generated mutant: the exercise's to fix (exit 4)
+            names = ", ".join(c.name for c in report.check_errors)
+            result.problems.append(f"check error on mutant {mutant.id}: {names} raised an error of its own "
+                                   "(a bug in the check, not a kill)")
         r = MutantResult(mutant, outcome, lost, why, duration_s=round(end - start, 2))
         r.check_s = sum(c.duration_s for c in report.checks)
         first = next((i for i, c in enumerate(report.checks) if c.name in lost), None)

@@ -22,6 +22,16 @@ from grader.reports.model import Report
 DECISION_LISTS = ("forbidden", "findings", "violations")
 
 
+#: Flags that say where a report was graded, not what was decided: a regrade in another sandbox says so in a
+#: note of its own, and the decision it reaches is compared without them.
+ENVIRONMENT_FLAGS = frozenset({"not_isolated"})
+
+
+def decision_flags(report: Report) -> list[str]:
+    """The report's flags that are part of its decision (``report_flags`` less :data:`ENVIRONMENT_FLAGS`)."""
+    return [f for f in report_flags(report) if f not in ENVIRONMENT_FLAGS]
+
+
 def decision_differences(expected: Report, actual: Report, *, sides: tuple[str, str] = ("first", "second")
                          ) -> list[str]:
     """One line per disagreement, each naming what differs and both values (``sides`` names the two reports:
@@ -34,7 +44,7 @@ def decision_differences(expected: Report, actual: Report, *, sides: tuple[str, 
         a, b = getattr(expected, name), getattr(actual, name)
         if a != b:
             out.append(f"{name}: {a:g} vs {b:g}")
-    flags_a, flags_b = report_flags(expected), report_flags(actual)
+    flags_a, flags_b = decision_flags(expected), decision_flags(actual)
     if flags_a != flags_b:
         out.append(f"flags: {' '.join(flags_a) or '(none)'} vs {' '.join(flags_b) or '(none)'}")
     out += check_differences(expected, actual, sides=sides)

@@ -60,18 +60,26 @@ class EditedReport(ValueError):
 
 
 def report_flags(report: Report) -> list[str]:
-    """What a panel should look at twice, in a fixed order: ``forbidden``, the findings' kinds
-    (``tampering``, ``dynamic_access``, ``private_torch``), ``timeout``, ``error``.
+    """What a panel should look at twice, in a fixed order: ``check_error`` (the grader's own bug: nothing
+    else is said of such a report), ``forbidden``, the findings' kinds (``tampering``, ``dynamic_access``,
+    ``private_torch``), ``timeout``, ``error``, ``skipped`` (checks not run: left out of the score) and
+    ``not_isolated`` (graded in the local sandbox).
 
-    The one function that makes a report's flags; a report that was not graded has none.
+    The one function that makes a report's flags; a report that was not graded has none (but a check
+    error's), and the untouched stub none but ``not_isolated`` (its "crashes" are the stub's own).
     """
+    if report.check_errors:
+        return ["check_error"]
     if not report.graded:
         return []
+    local = ["not_isolated"] if report.environment.sandbox == "local" else []
+    if report.untouched_stub:
+        return local
     flags = ["forbidden"] if report.forbidden else []
     flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
     statuses = {c.status for c in report.checks}
-    flags += [s.value for s in (Status.TIMEOUT, Status.ERROR) if s in statuses]
-    return flags
+    flags += [s.value for s in (Status.TIMEOUT, Status.ERROR, Status.SKIPPED) if s in statuses]
+    return flags + local
 
 
 def check_points(check: CheckResult) -> float:

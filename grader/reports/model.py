@@ -28,6 +28,10 @@ class Status(str, Enum):
     ERROR = "error"  # the submission raised, crashed, or broke the protocol
     TIMEOUT = "timeout"  # a call or the whole grading ran past its deadline
     SKIPPED = "skipped"  # not applicable here (e.g. a GPU check without a GPU); not counted
+    #: The check's own code raised something that is not an assertion about the answer (a KeyError on a
+    #: mistyped probe key, a TypeError in a helper): a bug in the grader's checks, never the candidate's
+    #: failure. The grading is "not graded" (``Report.check_errors``) and ``grader validate`` fails.
+    CHECK_ERROR = "check_error"
 
 
 class Visibility(str, Enum):
@@ -65,6 +69,14 @@ class CheckResult(_Model):
     duration_s: float = 0.0
     not_run: bool = Field(default=False, description="the candidate's logic never ran: the file does not import "
                                                      "(the cause is the report's load_error, told once)")
+    raised: str | None = Field(default=None, description="status error: the class name of the exception the "
+                                                         "candidate's code raised (None: the sandbox crashed or "
+                                                         "broke the protocol); what diagnosis compares")
+    gpu: bool = Field(default=False, description="marked gpu: it runs only where the sandbox sees a GPU, and is "
+                                                 "skipped with the judge's reason elsewhere")
+    penalty: Literal["forbidden", "tampering"] | None = Field(
+        default=None, description="the judge's decision took this check's credit for a forbidden API or tampering "
+                                  "(grader.judge.decision), whatever the check's own outcome was")
 
 
 #: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
@@ -149,23 +161,33 @@ class Timing(_Model):
 
 
 class Diagnosis(_Model):
-    """A named mistake whose recorded pattern of failed checks matches this grading's (``grader.judge.diagnosis``).
+    """What a grading's lost checks say (``grader.judge.diagnosis``), in one of two kinds.
 
-    Shown as "looks like: <description> (matches <matched> of <failed> failed checks)". For the panel;
-    a candidate's copy keeps it only when ``candidate_visible`` (it says nothing their scorecard does not).
+    ``mistake``: a named mistake whose recorded losses (which checks, and how each was lost) match this
+    grading's; shown as "looks like: <description> (matches <matched> of <failed> failed checks)", or
+    "lost checks" when not every loss was a wrong answer. ``outcome``: no mistake is named, and the losses
+    were not wrong answers (timeouts, exceptions, a forbidden API): what happened, in the judge's words,
+    e.g. "no named mistake: every lost check timed out (5 of 5)". For the panel; a candidate's copy keeps
+    one only when ``candidate_visible`` (it says nothing their scorecard does not).
     """
 
-    mutant: str = Field(description="the mutant's name (its file's stem in solutions/<exercise>/)")
-    description: str = Field(description="the mistake in the author's words")
-    matched: int = Field(description="failed checks of this grading the mutant also fails")
+    kind: Literal["mistake", "outcome"] = Field(default="mistake", description="reports before issue 26: mistake")
+    mutant: str = Field(default="", description="the mutant's name (its file's stem in solutions/<exercise>/); "
+                                                "empty for an outcome")
+    description: str = Field(description="the mistake in the author's words, or what happened (an outcome)")
+    matched: int = Field(description="lost checks of this grading the mutant loses the same way")
     failed: int = Field(description="checks this grading lost points on")
     signature: int = Field(description="checks the mutant loses points on (of those this grading counted)")
     candidate_visible: bool = Field(default=False, description="every check involved is visible and the exercise "
                                                                "allows candidates to see diagnoses")
+    answers_only: bool = Field(default=True, description="every lost check was a wrong answer (status failed)")
 
     @property
     def line(self) -> str:
-        return (f"looks like: {self.description.rstrip('.')} (matches {self.matched} of {self.failed} failed "
+        if self.kind == "outcome":
+            return f"no named mistake: {self.description}"
+        what = "failed" if self.answers_only else "lost"
+        return (f"looks like: {self.description.rstrip('.')} (matches {self.matched} of {self.failed} {what} "
                 f"check{'s' if self.failed != 1 else ''})")
 
 
@@ -194,6 +216,8 @@ class Report(_Model):
     warnings: list[str] = Field(default_factory=list)
     load_error: LoadError | None = Field(default=None, description="the file does not import (reports before "
                                                                    "issue 14 have none)")
+    untouched_stub: bool = Field(default=False, description="the submission is the exercise's stub byte for byte "
+                                                            "(grader.grading.is_untouched_stub): nothing was attempted")
     diagnosis: list[Diagnosis] = Field(default_factory=list, description="the named mistakes this grading looks "
                                                                          "like, nearest first (reports before issue 17 have none)")
     follow_ups: list[FollowUp] = Field(default_factory=list, description="interview questions for the panel; never "
@@ -216,6 +240,11 @@ class Report(_Model):
 
         return require_consistent(cls.model_validate_json(text))
 
+    @property
+    def check_errors(self) -> list[CheckResult]:
+        """Checks whose own code raised (``Status.CHECK_ERROR``): while any is here the grading is not graded."""
+        return [c for c in self.checks if c.status is Status.CHECK_ERROR]
+
     def counts(self) -> dict[Status, int]:
         """How many checks ended in each status (every status present, zero included)."""
         out = {s: 0 for s in Status}
@@ -225,6 +254,7 @@ class Report(_Model):
 
 
 def total(checks: list[CheckResult]) -> tuple[float, float]:
-    """Score and max score of ``checks``; skipped checks count toward neither."""
-    counted = [c for c in checks if c.status is not Status.SKIPPED]
+    """Score and max score of ``checks``; skipped checks count toward neither (nor would a check error, which
+    makes the grading not graded: see ``Report.check_errors``)."""
+    counted = [c for c in checks if c.status not in (Status.SKIPPED, Status.CHECK_ERROR)]
     return sum(c.score for c in counted), sum(c.max_score for c in counted)

@@ -24,7 +24,13 @@ from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False}
+            "output_truncated": False, "raised": None}
+
+#: How the judge words a GPU check skipped without a GPU (``grader.sandbox.gpu.gpu_skip_reason``), before its detail.
+NO_GPU = "no GPU in the sandbox"
+
+#: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.
+CHECK_ERROR_MESSAGE = "this check's own code raised an error: a bug in the grader, not in your code (nothing was scored)"
 
 
 def for_audience(report: Report, audience: str) -> Report:
@@ -35,8 +41,16 @@ def for_audience(report: Report, audience: str) -> Report:
     load_error = candidate_load_error(report.load_error, names)
     # A hidden check keeps "not run" unless the import failed in a hidden check (then its text is withheld too).
     not_run_shown = report.load_error is None or report.load_error.check not in names
+    # A GPU check the judge skipped for want of a GPU keeps those words (not their detail, which quotes versions
+    # the sandbox reported): decided before the check ran, they hold no input, and the headline says why those
+    # points were not counted. Any other skip reason of a hidden check is withheld like its message.
     checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id],
-                                   "not_run": c.not_run and not_run_shown}) if c.id in names
+                                   "not_run": c.not_run and not_run_shown,
+                                   **({"message": NO_GPU} if c.gpu and c.status is Status.SKIPPED
+                                      and c.message.startswith(NO_GPU) else {})})
+              if c.id in names
+              else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE})
+              if c.status is Status.CHECK_ERROR
               else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message)})
               for c in report.checks]
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.

@@ -24,6 +24,7 @@ from grader.errors import UsageError
 from grader.reports import templating
 from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report, Status, Timing,
                                   Visibility)
+from grader.reports.headline import StatusCount, fmt_points, not_counted_lines
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
 
@@ -37,16 +38,10 @@ SYMBOLS: dict[Status, str] = {
     Status.ERROR: "!",
     Status.TIMEOUT: "◷",
     Status.SKIPPED: "○",
+    Status.CHECK_ERROR: "⚠",
 }
 #: Statuses whose message, counterexample, hint and output get their own section.
-PROBLEMS = (Status.FAILED, Status.ERROR, Status.TIMEOUT)
-
-
-def fmt_points(value: float) -> str:
-    """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"``."""
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
-
-
+PROBLEMS = (Status.FAILED, Status.ERROR, Status.TIMEOUT, Status.CHECK_ERROR)
 def fmt_duration(seconds: float) -> str:
     """``1390.4`` -> ``"23 min 10 s"``, ``3605`` -> ``"1 h 5 s"``: whole seconds, zero parts left out."""
     total = max(0, round(seconds))
@@ -88,6 +83,12 @@ class CheckView:
     def summary(self) -> str:
         """The message's first line, for a table cell."""
         return self.message.strip().split("\n", 1)[0]
+
+    @property
+    def withheld(self) -> bool:
+        """A hidden check's details were withheld from this audience, and there were some: a passed (or
+        skipped) check has none to withhold, so its row says nothing rather than "details withheld"."""
+        return self.redacted and self.status not in ("passed", "skipped")
 
     @property
     def forbidden_unmentioned(self) -> list[str]:
@@ -178,7 +179,7 @@ class ScorecardView:
     score: str | None  # "7", None when not graded
     max_score: str | None
     percent: int | None
-    counts: list[tuple[str, str, int]]  # (symbol, word, n) for statuses that occur
+    counts: list[StatusCount]  # the statuses that occur
     checks: list[CheckView]
     problems: list[CheckView]  # not redacted, failed / error / timeout
     forbidden: list[HitView]
@@ -195,6 +196,8 @@ class ScorecardView:
     groups: tuple[ProblemGroup, ...] = ()  # the problems, identical ones together (``grader.reports.problems``)
     diagnosis: tuple[DiagnosisView, ...] = ()  # nearest named mistakes; a candidate's only where all is visible
     follow_ups: tuple[FollowUpView, ...] = ()  # interview questions: the panel's view only
+    not_counted: tuple[str, ...] = ()  # "2 GPU checks (4 points) not run: no GPU in the sandbox", by the score
+    check_errors: tuple[str, ...] = ()  # names of checks whose own code raised: why the grading is not graded
 
     @property
     def table_checks(self) -> list[CheckView]:
@@ -205,8 +208,17 @@ class ScorecardView:
 
     @property
     def counts_line(self) -> str:
-        """``"✓ 2 passed · ✗ 3 failed"``: each status that occurs, with its count."""
-        return " · ".join(f"{symbol} {n} {word}" for symbol, word, n in self.counts)
+        """``"✓ 2 passed · ✗ 3 failed · ! 11 errors"``: each status that occurs, with its count."""
+        return " · ".join(c.text for c in self.counts)
+
+    @property
+    def headline(self) -> str:
+        """The score with what it leaves out, as every format's head says it:
+        ``"21/21 (100%) · 2 GPU checks (4 points) not run: no GPU in the sandbox"``."""
+        if not self.graded:
+            return "not graded"
+        score = f"{self.score}/{self.max_score}" + (f" ({self.percent}%)" if self.percent is not None else "")
+        return " · ".join([score, *self.not_counted])
 
 
 def check_audience(audience: str) -> str:
@@ -283,15 +295,18 @@ def _hidden_summary(report: Report, audience: str) -> str:
 
 
 def _timing_lines(timing: Timing | None) -> tuple[str | None, bool, str]:
-    """Timed mode in words (``timing``, ``late``, ``late_note``), so no renderer relies on colour for "late"."""
+    """Timed mode in words (``timing``, ``late``, ``late_note``), so no renderer relies on colour for "late".
+
+    The limit reads in the same units as the time spent ("5 s of 3 s", "23 min 10 s of 45 min"), never
+    "5 s of 0.05 min"."""
     if timing is None:
         return None, False, ""
-    limit = f"{fmt_points(timing.limit_minutes)} min"
+    limit = fmt_duration(60 * timing.limit_minutes)
     line = f"Time: {fmt_duration(timing.elapsed_s)} of {limit}"
     if not timing.over_limit:
         return f"{line}, on time", False, ""
     over = fmt_duration(timing.elapsed_s - 60 * timing.limit_minutes)
-    return line, True, f"LATE: submitted {over} after the {fmt_points(timing.limit_minutes)}-minute limit"
+    return line, True, f"LATE: submitted {over} after the {limit} limit"
 
 
 def _load_error_view(error: LoadError | None, checks: list[CheckResult]) -> LoadErrorView | None:
@@ -332,7 +347,9 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         score=fmt_points(report.score) if graded else None,
         max_score=fmt_points(report.max_score) if graded else None,
         percent=round(100 * report.score / report.max_score) if graded and report.max_score > 0 else None,
-        counts=[(SYMBOLS[s], s.value, n) for s, n in counts.items() if n],
+        counts=[StatusCount(SYMBOLS[s], s.value, n) for s, n in counts.items() if n],
+        not_counted=tuple(not_counted_lines(report.checks)),
+        check_errors=tuple(c.name or c.id for c in report.checks if c.status is Status.CHECK_ERROR),
         checks=checks,
         problems=problems,
         forbidden=forbidden,

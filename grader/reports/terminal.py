@@ -26,7 +26,8 @@ OUTPUT_LINES = 20
 DETAIL_LINES = 15
 MESSAGE_CHARS = 90
 
-STYLES = {"passed": "green", "failed": "red", "error": "dark_orange", "timeout": "magenta", "skipped": "dim"}
+STYLES = {"passed": "green", "failed": "red", "error": "dark_orange", "timeout": "magenta", "skipped": "dim",
+          "check_error": "bold yellow"}
 
 # 3x5 pixel glyphs for the score, drawn two pixel rows per line with half blocks.
 _GLYPHS = {
@@ -69,12 +70,17 @@ def _header(v: ScorecardView, width: int) -> Panel:
         if v.percent is not None:
             line.append(f"  ({v.percent}%)")
         parts.append(line)
-        counts = Text()
-        for i, (symbol, word, n) in enumerate(v.counts):
-            counts.append(" · " if i else "")
-            counts.append(f"{symbol} {n} {word}", style=STYLES[word])
-        parts.append(counts)
-        border = "green" if v.percent == 100 else "blue"
+        for note in v.not_counted:  # by the score: a 100% that left checks out says so where it is read
+            parts.append(Text(note, style="bold yellow"))
+        parts.append(_counts(v))
+        border = "green" if v.percent == 100 and not v.not_counted else "blue"
+    elif v.check_errors:
+        parts.append(Text("NOT GRADED — a check of the grader broke", style="bold red"))
+        parts.append(Text(f"Check error: {shown(', '.join(v.check_errors))}", style="yellow"))
+        parts.append(Text(shown(v.not_graded_reason), style="dim"))
+        parts.append(Text("Nothing was scored: this is not a zero, and not the submission's failure.", style="dim"))
+        parts.append(_counts(v))
+        border = "red"
     else:
         parts.append(Text("NOT GRADED — rerun", style="bold red"))
         parts.append(Text(f"Reason: {shown(v.not_graded_reason)}", style="red"))
@@ -91,6 +97,14 @@ def _header(v: ScorecardView, width: int) -> Panel:
     return Panel(Group(*parts), border_style=border, padding=(0, 1))
 
 
+def _counts(v: ScorecardView) -> Text:
+    counts = Text()
+    for i, c in enumerate(v.counts):
+        counts.append(" · " if i else "")
+        counts.append(c.text, style=STYLES[c.status])
+    return counts
+
+
 def _checks_table(v: ScorecardView) -> Table:
     table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, title="Checks", title_justify="left",
                   title_style="bold")
@@ -102,8 +116,10 @@ def _checks_table(v: ScorecardView) -> Table:
         name = Text(shown(c.name))
         if c.hidden:
             name.append(" (hidden)", style="dim")
-        if c.redacted:
+        if c.withheld:
             message = Text("details withheld", style="dim italic")
+        elif c.redacted:
+            message = Text("")
         else:
             summary = shown(c.summary)
             if len(summary) > MESSAGE_CHARS:
@@ -208,7 +224,7 @@ def _diagnosis(v: ScorecardView) -> Group:
     parts: list = [Text("Diagnosis", style="bold")]
     for d in v.diagnosis:
         line = Text.assemble(("→ ", "cyan"), shown(d.line), overflow="fold")
-        if v.audience == "panel":
+        if v.audience == "panel" and d.mutant:  # an outcome names no mutant
             line.append(f"  (mutant {shown(d.mutant)})", style="dim")
         parts.append(line)
     return Group(*parts, "")

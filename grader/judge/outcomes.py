@@ -1,0 +1,89 @@
+"""A check's outcome from what ended it: the judge's one rule for who is to blame.
+
+``classify`` turns the exception a check ended with into its status, message and details:
+
+- an assertion about the candidate's answer (``AssertionError`` from the ``expect_*`` helpers,
+  ``candidate_raises`` or ``torch.testing.assert_close``; an author's ``pytest.fail``): **failed**;
+- the candidate's code raised (``CandidateError``) or the sandbox gave no answer (``SandboxFailure``:
+  a crash, a protocol violation, a result over its cap): **error**; a timeout: **timeout**;
+- anything else the check's own code raised (a ``KeyError`` on a mistyped probe key, a ``TypeError``
+  in a helper, a broken fixture): **check_error**, the grader's bug and never the candidate's failure
+  (``grader.grading`` makes such a grading "not graded"; ``grader validate`` fails the exercise).
+
+Hypothesis reports several distinct failures as one exception group: one leaf that is the check's
+own bug makes the whole check a check error, whatever else was found beside it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.judge import counterexample
+from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
+from grader.sandbox.client import SandboxStartError
+from grader.untrusted import without_ansi
+
+
+def root(exc):
+    """The first leaf of an exception group (hypothesis reports several distinct failures as one), or the
+    first leaf that is neither an assertion nor the candidate's or the sandbox's: one bug in the check's
+    own code makes the check a check error, whatever else hypothesis found beside it."""
+    leaves = list(_leaves(exc))
+    broken = [e for e in leaves if not (is_assertion(e) or isinstance(e, (CandidateError, SandboxFailure,
+                                                                          SandboxStartError)))]
+    return (broken or leaves or [exc])[0]
+
+
+def _leaves(exc):
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    elif exc is not None:
+        yield exc
+
+
+def is_assertion(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is an assertion about the candidate's answer: the only way a check may fail.
+
+    That is an ``AssertionError`` (what ``expect_*``, ``candidate_raises``, ``torch.testing.assert_close`` and a
+    bare ``assert`` raise) or an author's explicit ``pytest.fail``. Anything else raised by judge code (a
+    ``KeyError`` on a mistyped probe key, a ``TypeError`` in a helper) is a check error.
+    """
+    return isinstance(exc, (AssertionError, pytest.fail.Exception))
+
+
+def classify(result: CheckResult, excinfo, report) -> None:
+    exc = root(excinfo.value) if excinfo is not None else None
+    if isinstance(exc, CandidateError) and exc.during_import:
+        # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
+        result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
+        return
+    result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
+    if isinstance(exc, SandboxTimeout):
+        result.status, result.message = Status.TIMEOUT, str(exc)
+    elif isinstance(exc, (SandboxFailure, SandboxStartError)):
+        result.status, result.message = Status.ERROR, str(exc)
+        if isinstance(exc, SandboxCrash):
+            result.message += " (exit codes and printed text never count)"
+    elif isinstance(exc, CandidateError):
+        result.status = Status.ERROR
+        result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
+        result.details = exc.traceback
+        # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
+        result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
+    elif is_assertion(exc):
+        result.status = Status.FAILED
+        text = str(exc)
+        result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        result.details = report.longreprtext[-4000:]
+    else:
+        # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a
+        # bug in the grader's checks, never the candidate's failure (the grading becomes "not graded").
+        result.status = Status.CHECK_ERROR
+        text = str(exc).strip().splitlines()[0][:300] if exc is not None and str(exc).strip() else ""
+        what = type(exc).__name__ if exc is not None else "an error the judge could not read"
+        result.message = f"the check's own code raised {what}" + (f": {text}" if text else "")
+        result.details = report.longreprtext[-4000:]
+    # Library text (a coloured torch or triton message) reads as words, not as escape codes.
+    result.message, result.details = without_ansi(result.message), without_ansi(result.details)

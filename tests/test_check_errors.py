@@ -1,0 +1,104 @@
+"""A bug in a check's own code is never the candidate's failure (issue 26).
+
+The fixture ``fixtures/broken_check`` has a check that raises ``KeyError`` on a wrong answer (it builds its
+message from a table that lacks that answer). Before issue 26 that counted as the check failing: the
+mutant was "caught" and validate passed. Now it is a check error: the grading is not graded (exit 3), the
+check is named on every scorecard, and ``grader validate`` fails the exercise naming the check (exit 4).
+Graded for real in the local sandbox (a few seconds each).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.grading import CHECK_ERROR_REASON, grade
+from grader.reports.model import Report, Status
+from grader.reports.redact import CHECK_ERROR_MESSAGE, for_audience
+from grader.reports.render import render_html, render_markdown
+from grader.validation import validate_exercise
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BROKEN = FIXTURES / "broken_check"
+SOLUTIONS = FIXTURES / "broken_check_solutions"
+MUTANT = SOLUTIONS / "broken_check" / "mutants" / "returns_input.py"
+
+
+@pytest.fixture(scope="module")
+def broken() -> Report:
+    return grade(BROKEN, MUTANT, sandbox="local")
+
+
+def test_a_check_that_raises_on_a_wrong_answer_makes_the_grading_not_graded_naming_it(broken):
+    by_name = {c.name: c for c in broken.checks}
+    assert not broken.graded and broken.score == broken.max_score == 0
+    assert broken.not_graded_reason.startswith(CHECK_ERROR_REASON)
+    assert "test_broken_check.py::test_doubles: the check's own code raised KeyError" in broken.not_graded_reason
+    assert [c.name for c in broken.check_errors] == ["Doubles a vector"]
+    assert by_name["Doubles a vector"].status is Status.CHECK_ERROR
+    assert "KeyError" in by_name["Doubles a vector"].details  # the judge's traceback, for the author
+    assert by_name["Scales a small tensor"].status is Status.FAILED  # the other check's own outcome stays
+    assert broken.diagnosis == [] and broken.follow_ups == []
+
+
+def test_the_reference_is_graded_as_usual():
+    report = grade(BROKEN, SOLUTIONS / "broken_check" / "broken_check.py", sandbox="local")
+    assert report.graded and report.score == report.max_score == 3 and not report.check_errors
+
+
+def test_every_format_says_the_check_broke_not_the_submission(broken):
+    for text in (render_html(broken), render_markdown(broken)):
+        assert "NOT GRADED — a check of the grader broke" in text and "Doubles a vector" in text
+        assert "not the submission" in text and "NOT GRADED — rerun" not in text
+    candidate = for_audience(broken, "candidate")
+    [check] = [c for c in candidate.checks if c.status is Status.CHECK_ERROR]
+    assert check.message == CHECK_ERROR_MESSAGE and check.details == ""  # the judge's traceback is not theirs
+    assert candidate.not_graded_reason == CHECK_ERROR_REASON  # the first line only: no check id, no exception
+
+
+def test_validate_fails_the_exercise_naming_the_check_and_counts_no_catch():
+    result = validate_exercise(BROKEN, sandbox="local", solutions_dir=SOLUTIONS)
+    assert not result.ok
+    mutant = next(v for v in result.verdicts if v.kind == "mutant")
+    assert mutant.problem.startswith("check error: Doubles a vector [test_broken_check.py::test_doubles]")
+    assert result.catches()["Doubles a vector"] == []  # a crash of the check is not a catch
+    assert result.check_errors == {"Doubles a vector": ["returns_input.py"]}
+
+
+def test_validate_cli_exits_4_not_3_and_names_the_check():
+    r = CliRunner().invoke(main, ["validate", str(BROKEN), "--sandbox", "local", "--solutions", str(SOLUTIONS)],
+                           catch_exceptions=False)
+    out = " ".join(r.output.split())
+    assert r.exit_code == 4, r.output  # the exercise's bug, not infrastructure: rerunning will not help
+    assert "broken_check: check Doubles a vector raised an error of its own (a bug in the check, not a catch) " \
+           "on returns_input.py" in out
+
+
+def test_submit_exits_3_with_nothing_scored(tmp_path):
+    r = CliRunner().invoke(main, ["submit", str(BROKEN), str(MUTANT), "--sandbox", "local", "--no-history",
+                                  "--audience", "panel", "--json", str(tmp_path / "r.json")],
+                           env={"GRADER_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "100"})
+    assert r.exit_code == 3, r.output
+    assert "NOT GRADED — a check of the grader broke" in r.output and "Doubles a vector" in r.output
+    stored = Report.from_json((tmp_path / "r.json").read_text())
+    assert [c.status for c in stored.checks] == [Status.FAILED, Status.CHECK_ERROR]
+
+
+def test_regrade_carries_the_check_error_and_compares_its_status(broken, tmp_path):
+    from grader.evidence.regrade import regrade
+
+    result = regrade(broken, MUTANT, exercise_root=FIXTURES, sandbox="local")
+    assert not result.new.graded and [c.name for c in result.new.check_errors] == ["Doubles a vector"]
+    assert result.differences == []  # the same checks, the same statuses, check_error included
+    r = CliRunner().invoke(main, ["regrade", str(_write(broken, tmp_path)), str(MUTANT), "--sandbox", "local",
+                                  "--exercises", str(FIXTURES)])
+    assert r.exit_code == 3 and "raised an error of its own" in " ".join(r.output.split()), r.output
+
+
+def _write(report: Report, folder: Path) -> Path:
+    path = folder / "report.json"
+    path.write_text(report.to_json())
+    return path

@@ -26,11 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from grader.exercise import load_exercise  # noqa: E402
 from grader.judge.diagnosis import nearest  # noqa: E402
 from grader.mistakes import MistakeRecord, load_record  # noqa: E402
+from grader.sandbox.flavor import Flavor  # noqa: E402
 from grader.validation import all_exercise_names  # noqa: E402
 
 
-def named(sig: list[str], rec: MistakeRecord) -> list[str]:
-    return [m.mutant for m in nearest(set(sig), set(rec.checks), rec)]
+def named(sig: list[str], rec: MistakeRecord, flavor: Flavor) -> list[str]:
+    return [m.mutant for m in nearest(set(sig), set(rec.checks[flavor]), rec, flavor)]
 
 
 def main() -> None:
@@ -45,28 +46,29 @@ def main() -> None:
             print(f"{name}: no record")
             continue
         held_in = rec.model_copy(update={"mutants": [m for m in rec.mutants if m.held_in]})
-        for m in rec.mutants:
-            every += 1
-            every_self += m.name in named(m.signature, rec)
-            if m.held_in:
-                got = named(m.signature, rec)
-                held += 1
-                held_self += m.name in got
-                held_alone += got == [m.name]
-            else:
-                got = named(m.signature, held_in)
-                out_n += 1
+        for flavor in rec.flavors:  # each flavour's signatures are matched among themselves
+            for m in rec.mutants:
+                every += 1
+                every_self += m.name in named(m.signature(flavor), rec, flavor)
+                if m.held_in:
+                    got = named(m.signature(flavor), rec, flavor)
+                    held += 1
+                    held_self += m.name in got
+                    held_alone += got == [m.name]
+                else:
+                    got = named(m.signature(flavor), held_in, flavor)
+                    out_n += 1
+                    if got:
+                        out_named += 1
+                        tie = all(x.signature(flavor) == m.signature(flavor) for x in held_in.mutants if x.name in got)
+                        out_tied += tie
+                        rows.append(f"  held-out {name}/{m.name} -> {', '.join(got)}{' (same signature)' if tie else ''}")
+                without = rec.model_copy(update={"mutants": [x for x in rec.mutants if x.name != m.name]})
+                got = named(m.signature(flavor), without, flavor)
+                loo_n += 1
                 if got:
-                    out_named += 1
-                    tie = all(x.signature == m.signature for x in held_in.mutants if x.name in got)
-                    out_tied += tie
-                    rows.append(f"  held-out {name}/{m.name} -> {', '.join(got)}{' (same signature)' if tie else ''}")
-            without = rec.model_copy(update={"mutants": [x for x in rec.mutants if x.name != m.name]})
-            got = named(m.signature, without)
-            loo_n += 1
-            if got:
-                loo_named += 1
-                loo_tied += all(x.signature == m.signature for x in without.mutants if x.name in got)
+                    loo_named += 1
+                    loo_tied += all(x.signature(flavor) == m.signature(flavor) for x in without.mutants if x.name in got)
     print("\n".join(rows))
     print(f"held-in mutants named as themselves: {held_self}/{held} ({held_alone} alone, the rest in a tie)")
     print(f"every mutant against the stored record (mutants/ and more_mutants/): {every_self}/{every} named itself "

@@ -12,7 +12,9 @@ The rule, chosen so that a wrong name is rarer than a missing one:
   tampering (its failures are the penalty, not a pattern); nor from a stale record
   (signatures measured on other checks).
 * F is the set of check functions this grading lost points on, S a mutant's signature cut to
-  the checks this grading counted (a GPU check skipped here says nothing). The match is their
+  the checks this grading counted (a GPU check skipped here says nothing), taken from the
+  record of the grading's own flavour (``cuda`` for a grading given GPUs, else ``cpu``); a
+  record without that flavour names nothing. The match is their
   Jaccard similarity |F ∩ S| / |F ∪ S|: it falls both for failures the mutant does not explain
   and for checks the mutant fails that this file passes.
 * The mutants at the best similarity are named when it is at least :data:`MIN_SIMILARITY`:
@@ -36,7 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.mistakes import MistakeRecord, check_function, counted_checks, lost_points
+from grader.mistakes import MistakeRecord, check_function, counted_checks, flavor_of, lost_points
+from grader.sandbox.flavor import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
 #: The least Jaccard similarity between failed checks and a signature that names the mutant.
@@ -54,11 +57,12 @@ class Match:
     similarity: float
 
 
-def matches(failed: set[str], counted: set[str], record: MistakeRecord) -> list[Match]:
-    """Every mutant's similarity to ``failed``, best first (held-in before more_mutants/, then by name)."""
+def matches(failed: set[str], counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
+    """Every mutant's similarity to ``failed`` in ``flavor``'s record, best first (held-in before more_mutants/,
+    then by name)."""
     out = []
     for m in record.mutants:
-        sig = set(m.signature) & counted
+        sig = set(m.signature(flavor) or []) & counted
         if not sig:
             continue
         both = len(failed & sig)
@@ -66,11 +70,11 @@ def matches(failed: set[str], counted: set[str], record: MistakeRecord) -> list[
     return sorted(out, key=lambda x: (-x.similarity, not x.held_in, x.mutant))
 
 
-def nearest(failed: set[str], counted: set[str], record: MistakeRecord) -> list[Match]:
+def nearest(failed: set[str], counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
     """The mutants the rule above names for ``failed`` (empty: none matches well)."""
-    if not failed:
+    if not failed or flavor not in record.checks:
         return []
-    ranked = matches(failed, counted, record)
+    ranked = matches(failed, counted, record, flavor)
     if not ranked or ranked[0].similarity < MIN_SIMILARITY:
         return []
     best = [m for m in ranked if m.similarity >= ranked[0].similarity - 1e-9]
@@ -89,10 +93,11 @@ def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, 
     counted = set(counted_checks(report))
     hidden = {check_function(c.id) for c in report.checks if c.visibility is Visibility.HIDDEN}
     by_name = {m.name: m for m in record.mutants}
+    flavor = flavor_of(report)
     out = []
-    for match in nearest(failed, counted, record):
+    for match in nearest(failed, counted, record, flavor):
         mutant = by_name[match.mutant]
-        involved = failed | (set(mutant.signature) & counted)
+        involved = failed | (set(mutant.signature(flavor) or []) & counted)
         out.append(Diagnosis(mutant=match.mutant, description=mutant.description, matched=match.matched,
                              failed=len(failed), signature=match.signature,
                              candidate_visible=candidates and not (involved & hidden)))

@@ -143,3 +143,42 @@ def test_h2d_batches_sampled_are_the_batches_and_work_is_elementwise(overlap):
     y = shared.work(x, 5)
     assert torch.equal(x, whole)  # fn's input is left alone
     assert torch.equal(shared.work(whole[positions], 5), y[positions])  # a sampled position needs only its input
+
+
+# ---------------------------------------------------------------- on a GPU machine (never run here)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REQUIRED)
+def test_on_a_gpu_the_corpus_validates_with_every_check_run(name, gpu_sandbox):
+    """Reference and variants full marks, stub 0, every mutant caught, no check skipped: `grader validate NAME
+    --gpus all`, in whichever sandbox this GPU machine has."""
+    from grader.validation import validate_exercise
+
+    result = validate_exercise(name, sandbox=gpu_sandbox, gpus="all", jobs=1)
+    assert result.ok, [(v.path.name, v.problem) for v in result.verdicts if not v.ok] + result.problems
+    reference = next(v for v in result.verdicts if v.kind == "reference")
+    assert reference.report.environment.sandbox_gpus and not result.skipped_checks()
+
+
+def test_the_smoke_script_without_a_cuda_torch_says_so(tmp_path):
+    """scripts/gpu-smoke.sh --sandbox local on a machine whose nvidia-smi lists a GPU (a stand-in here) but whose
+    Python's torch cannot use one: exit 1 with one line saying why, before grading anything."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    if gpu_probe.local_capabilities().cuda_version is not None:
+        pytest.skip("this Python's torch is a CUDA build")
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: A stand-in (UUID: GPU-0)'\n")
+    fake.chmod(0o755)
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}", "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(repo / "scripts" / "gpu-smoke.sh"), "--sandbox", "local"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "gpu-smoke: FAILED: this Python's torch cannot use the GPU" in done.stderr
+    assert "a CPU build or sees no GPU" in done.stderr

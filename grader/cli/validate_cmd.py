@@ -43,7 +43,9 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
 
     The reference and every variant earn full marks, the untouched stub earns zero,
     and every mutant loses points. Exits 4 naming the exercise and the file or check
-    when one does not, 3 when a grading could not be graded.
+    when one does not, 3 when a grading could not be graded. With --gpus every check must
+    run; without, an exercise that needs a GPU is NOT VALIDATED (said, not graded), and
+    naming one is a usage error (exit 2).
     """
     from rich.console import Console
     from grader.untrusted import in_markup
@@ -58,6 +60,16 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                                "not with --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
+    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
+    from grader.exercise import GpuPolicy
+
+    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
+    required = [name for name, ex in loaded.items() if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
+    if exercises and required and not gpus:  # named, as `grader submit NAME` without --gpus: exit 2 naming the GPU
+        raise UsageError(f"{', '.join(required)} need{'s' if len(required) == 1 else ''} a GPU "
+                         "(gpu = \"required\") and none was requested: validated only with --gpus.",
+                         hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
+                              "GPU (--sandbox local uses this machine's own torch).")
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
@@ -72,20 +84,14 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
     if mutation:
         from grader.mutation.command import run_mutation
 
-        sys.exit(run_mutation(console, list(exercises or all_exercise_names()), sandbox=sandbox, jobs=jobs, seed=seed,
+        names = list(exercises or all_exercise_names())
+        if not gpus and required:  # all exercises, without a GPU: those that need one are said, not graded
+            console.print(f"[bold yellow]not scored (they need a GPU, --gpus): {in_markup(', '.join(required))}[/]",
+                          soft_wrap=True)
+            names = [n for n in names if n not in required]
+        sys.exit(run_mutation(console, names, sandbox=sandbox, jobs=jobs, seed=seed,
                               solutions_dir=solutions_dir or SOLUTIONS_DIR, max_mutants=max_mutants,
                               json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
-    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
-    from grader.exercise import GpuPolicy
-
-    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
-    if exercises and not gpus:  # named, as `grader submit NAME` without --gpus: a usage error naming the GPU
-        required = [name for name, ex in loaded.items() if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
-        if required:
-            raise UsageError(f"{', '.join(required)} need{'s' if len(required) == 1 else ''} a GPU "
-                             "(gpu = \"required\") and none was requested: validated only with --gpus.",
-                             hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
-                                  "GPU (--sandbox local uses this machine's own torch).")
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,

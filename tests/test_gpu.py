@@ -112,6 +112,8 @@ def _local(**kw) -> LocalGpuCapabilities:
     ("all", _local(visible="2,3"), {"CUDA_VISIBLE_DEVICES": "2,3"}),
     ("1", _local(visible="3,2"), {"CUDA_VISIBLE_DEVICES": "3"}),
     ("device=2", _local(visible="2,3"), {"CUDA_VISIBLE_DEVICES": "2"}),
+    ("device=3", _local(visible="2,3", device_order="PCI_BUS_ID"), {"CUDA_VISIBLE_DEVICES": "3",
+                                                                    "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}),
 ])
 def test_local_gpu_plan_passes_on_the_devices_asked_for_and_the_drivers_path(spec, caps, env):
     plan = plan_gpus(GpuPolicy.REQUIRED, parse_gpus(spec), caps)

@@ -103,6 +103,7 @@ class LocalGpuCapabilities:
     visible: str | None = None  # the grader's CUDA_VISIBLE_DEVICES (None: unset, every device)
     ld_library_path: str | None = None  # the grader's LD_LIBRARY_PATH, passed on to a GPU worker
     error: str | None = None
+    device_order: str | None = None  # the grader's CUDA_DEVICE_ORDER, which its CUDA_VISIBLE_DEVICES is read in
 
 
 Capabilities = DockerGpuCapabilities | LocalGpuCapabilities
@@ -215,8 +216,10 @@ def local_gpu_env(request: GpuRequest, caps: LocalGpuCapabilities) -> dict[str, 
     else:
         visible = ",".join((parent or [str(i) for i in range(caps.devices)])[:request.count])
     env = {"CUDA_VISIBLE_DEVICES": visible}
-    if parent is None:  # ids are this machine's; with a CUDA_VISIBLE_DEVICES of its own, the grader's order stands
+    if parent is None:  # ids are this machine's, as nvidia-smi numbers them
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+    elif caps.device_order:  # the grader's own CUDA_VISIBLE_DEVICES means what its order says
+        env["CUDA_DEVICE_ORDER"] = caps.device_order
     if caps.ld_library_path:
         env["LD_LIBRARY_PATH"] = caps.ld_library_path
     return env

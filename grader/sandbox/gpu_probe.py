@@ -6,8 +6,8 @@ sandbox one Python that imports torch), and each answer is kept for the process:
 
 The local sandbox's answer comes from a child Python started as its worker would be:
 the same interpreter, ``-P`` in a folder of its own, and the environment a GPU worker
-is given (``LD_LIBRARY_PATH`` and the grader's ``CUDA_VISIBLE_DEVICES``), without the
-worker's address-space limit. Asking torch in the grader's own process would start
+is given (``LD_LIBRARY_PATH`` and the grader's ``CUDA_VISIBLE_DEVICES``, no ``PYTHONPATH``),
+without an address-space limit, as a GPU worker runs. Asking torch in the grader's own process would start
 CUDA in a process that later forks judges, and would answer for a Python that may
 not be the worker's.
 """
@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 
 from grader.child_python import python_argv
 from grader.sandbox.gpu import DockerGpuCapabilities, LocalGpuCapabilities
@@ -96,16 +97,17 @@ def _hook_installed() -> bool:
 def local_capabilities(python: str | None = None) -> LocalGpuCapabilities:
     """What the local sandbox's Python (default: this one) sees of CUDA, asked in a child process."""
     python = python or sys.executable
-    return _local_capabilities(python, os.environ.get("LD_LIBRARY_PATH"), os.environ.get("CUDA_VISIBLE_DEVICES"),
-                               os.environ.get("PYTHONPATH"))
+    caps = _local_capabilities(python, os.environ.get("LD_LIBRARY_PATH"), os.environ.get("CUDA_VISIBLE_DEVICES"))
+    return replace(caps, device_order=os.environ.get("CUDA_DEVICE_ORDER"))
 
 
 @functools.lru_cache(maxsize=8)
-def _local_capabilities(python: str, ld_library_path: str | None, visible: str | None,
-                        pythonpath: str | None) -> LocalGpuCapabilities:
+def _local_capabilities(python: str, ld_library_path: str | None, visible: str | None) -> LocalGpuCapabilities:
+    # The worker's environment, as far as torch is concerned: no PYTHONPATH of the grader's (the worker's is its
+    # staged folder), so torch is found where the worker finds it.
     env = {"PATH": os.environ.get("PATH", os.defpath), "PYTHONDONTWRITEBYTECODE": "1"}
     for name, value in (("LD_LIBRARY_PATH", ld_library_path), ("CUDA_VISIBLE_DEVICES", visible),
-                        ("PYTHONPATH", pythonpath), ("SYSTEMROOT", os.environ.get("SYSTEMROOT"))):
+                        ("SYSTEMROOT", os.environ.get("SYSTEMROOT"))):
         if value is not None:
             env[name] = value
     with tempfile.TemporaryDirectory(prefix="grader-gpu-probe-") as home:

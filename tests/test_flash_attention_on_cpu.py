@@ -180,3 +180,44 @@ def test_the_large_shapes_budgets_hold_the_reference_and_refuse_a_score_matrix()
     rule_memory(_load(next(p for n, p in _files(Path("/nonexistent")) if n == "reference"), "ref"), peaks)
     for (lq, lk, dtype), (peak, allowed, _) in peaks.items():
         assert peak <= 0.75 * allowed, (lq, lk, dtype, peak, allowed)
+
+
+def test_the_probes_run_on_the_cpu_with_the_allocator_stood_in_for(tmp_path, monkeypatch):
+    """probes.py itself, on the CPU: its device is the CPU, torch.cuda's allocator statistics come from
+    cpu_peak_memory, so what the probes return and what the checks' helpers make of it is exercised here."""
+    from tests.cpu_peak_memory import PeakMemory
+
+    files = dict(_files(tmp_path))
+    monkeypatch.setitem(sys.modules, "shared", _load(EX.shared, "shared"))
+    tracker = PeakMemory()
+
+    def reset(index):
+        tracker.peak = tracker.now
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device=None: tracker.now)
+    monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda device=None: tracker.peak)
+    monkeypatch.setattr(torch._C, "_cuda_resetPeakMemoryStats", reset, raising=False)
+    shape, rows = (1, 2, 512, 512, 32), [0, 1, 255, 511]
+    for name, unchanged, fits in [("reference", True, True), ("scales_q_in_place", False, True),
+                                  ("materialises_the_scores", True, False)]:
+        monkeypatch.setitem(sys.modules, "flash_attention", _load(files[name], name))
+        probes = _load(EX.probes, f"probes_{name}")
+        monkeypatch.setattr(probes, "_device", lambda: torch.device("cpu"))
+        q, k, v = _inputs(1, 2, 24, 24, 16, 5)
+        got = probes.forward(q, k, v, True, 8)
+        assert got["device"] == "cpu" and got["unchanged"] == [unchanged, True, True]
+        if unchanged:
+            helpers.expect_attention(got["out"], q, k, v, causal=True, name=name)
+        with torch.no_grad(), tracker:
+            got = probes.peak_memory(3, list(shape), "float32", False, 32, rows)
+        assert got["peak"] > 0 and got["peak_reset"] is False
+        assert (got["peak"] <= helpers.budget(*shape, torch.float32, 32, slack=0)) is fits, (name, got["peak"])
+        if fits:  # the check's own helper, as it reads the probe's answer
+            helpers.expect_within_budget(got, shape=shape, dtype=torch.float32, block_size=32, what=name)
+        index = torch.tensor(rows)
+        shared = sys.modules["shared"]
+        b, h, lq, lk, d = shape
+        helpers.expect_attention(got["rows"], shared.values(3, 0, (b, h, lq, d), rows=index),
+                                 shared.values(3, 1, (b, h, lk, d)), shared.values(3, 2, (b, h, lk, d)),
+                                 causal=False, positions=index, name=name)

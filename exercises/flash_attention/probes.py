@@ -40,7 +40,7 @@ def forward(q, k, v, causal, block_size):
 
     Returns {"out": the output (CPU copy), "device": its device type, "unchanged": [q, k, v as they were]}."""
     dev = _device()
-    qd, kd, vd = (t.to(dev) for t in (q, k, v))
+    qd, kd, vd = (t.to(dev, copy=True) for t in (q, k, v))  # the judge's own q, k, v stay as they came
     out = flash_attention.attention_forward(qd, kd, vd, causal=causal, block_size=block_size)
     torch.cuda.synchronize(dev)
     return {"out": _copy(out), "device": out.device.type if isinstance(out, torch.Tensor) else None,

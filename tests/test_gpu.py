@@ -118,7 +118,8 @@ def _local(**kw) -> LocalGpuCapabilities:
 def test_local_gpu_plan_passes_on_the_devices_asked_for_and_the_drivers_path(spec, caps, env):
     plan = plan_gpus(GpuPolicy.REQUIRED, parse_gpus(spec), caps)
     assert plan.request == parse_gpus(spec)
-    assert plan.local == LocalGpuSetup(env={**env, "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"})
+    assert plan.local == LocalGpuSetup(env={**env, "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64",
+                                            "CUDA_CACHE_DISABLE": "1"})
 
 
 def test_local_gpu_plan_without_ld_library_path_passes_none():

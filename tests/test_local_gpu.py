@@ -155,8 +155,8 @@ def test_a_planned_gpu_the_worker_does_not_see_is_not_graded_and_the_report_says
     monkeypatch.setattr(gpu_probe, "local_capabilities", lambda python=None: LocalGpuCapabilities(
         "2.11.0+cu130", "13.0", 1, None, "/opt/nvidia/lib64"))
     report = grade(_optional_toy(tmp_path), sandbox="local", gpus="1")
-    assert report.environment.local_gpu_env == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
-                                                "LD_LIBRARY_PATH": "/opt/nvidia/lib64"}
+    assert report.environment.local_gpu_env == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_CACHE_DISABLE": "1",
+                                                "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "LD_LIBRARY_PATH": "/opt/nvidia/lib64"}
     said = [w for w in report.warnings if w.startswith("local sandbox with a GPU")]
     assert len(said) == 1 and "RLIMIT_AS) is off" in said[0] and "CUDA_VISIBLE_DEVICES=0" in said[0]
     assert not report.graded and "A GPU was requested but the sandbox sees none" in report.not_graded_reason

@@ -185,7 +185,9 @@ def local_gpu_env(request: GpuRequest, caps: LocalGpuCapabilities) -> dict[str, 
     ``LD_LIBRARY_PATH`` as the grader has it (where a driver outside the linker's default path is
     found); ``CUDA_VISIBLE_DEVICES`` naming exactly the devices asked for, counted within those the
     grader itself may use; ``CUDA_DEVICE_ORDER=PCI_BUS_ID``, so ``device=N`` means what ``nvidia-smi``
-    and ``docker run --gpus`` call GPU N (CUDA's own default order puts the fastest first)."""
+    and ``docker run --gpus`` call GPU N (CUDA's own default order puts the fastest first);
+    ``CUDA_CACHE_DISABLE=1``: the driver's JIT cache would write to the worker's home, where
+    the file-size limit (``[limits] fsize_mb``) could kill it mid-write."""
     asked = f"--gpus {request}"
     if caps.torch_version is None:
         raise InfraError(f"{asked} asked for a GPU, and the local sandbox's Python cannot import torch: "
@@ -215,7 +217,7 @@ def local_gpu_env(request: GpuRequest, caps: LocalGpuCapabilities) -> dict[str, 
         visible = caps.visible if parent is not None else ",".join(str(i) for i in range(caps.devices))
     else:
         visible = ",".join((parent or [str(i) for i in range(caps.devices)])[:request.count])
-    env = {"CUDA_VISIBLE_DEVICES": visible}
+    env = {"CUDA_VISIBLE_DEVICES": visible, "CUDA_CACHE_DISABLE": "1"}
     if parent is None:  # ids are this machine's, as nvidia-smi numbers them
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     elif caps.device_order:  # the grader's own CUDA_VISIBLE_DEVICES means what its order says

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from grader.exercise import load_exercise  # noqa: E402
 from grader.judge.diagnosis import nearest  # noqa: E402
 from grader.mistakes import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
+from grader.sandbox.flavor import Flavor  # noqa: E402
 from grader.validation import all_exercise_names  # noqa: E402
 
 #: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.
@@ -40,15 +41,23 @@ NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT), "NotImplementedError": Lost(ho
                "crash": Lost(how=Loss.ERROR), "forbidden": Lost(how=Loss.FORBIDDEN, detail="torch.not_in_any_record")}
 
 
-def named(sig: Signature, rec: MistakeRecord) -> list[str]:
-    return [m.mutant for m in nearest(sig, set(rec.checks), rec)]
+#: The records measured here are the cpu ones (a cuda record is written on a GPU host; see grader.mistakes).
+FLAVOR = Flavor.CPU
+
+
+def sig(m) -> Signature:
+    return m.signature(FLAVOR) or Signature()
+
+
+def named(signature: Signature, rec: MistakeRecord) -> list[str]:
+    return [m.mutant for m in nearest(signature, set(rec.checks[FLAVOR]), rec, FLAVOR)]
 
 
 def which_checks_only(rec: MistakeRecord) -> MistakeRecord:
     """The record as the rule before issue 26 read it: which checks, not how (every loss a wrong answer)."""
-    def blind(sig: Signature) -> Signature:
-        return Signature(lost={c: Lost(how=Loss.FAILED) for c in sig.lost})
-    return rec.model_copy(update={"mutants": [m.model_copy(update={"signature": blind(m.signature)})
+    def blind(s: Signature) -> Signature:
+        return Signature(lost={c: Lost(how=Loss.FAILED) for c in s.lost})
+    return rec.model_copy(update={"mutants": [m.model_copy(update={"signatures": {FLAVOR: blind(sig(m))}})
                                               for m in rec.mutants]})
 
 
@@ -56,7 +65,7 @@ def not_answers(rec: MistakeRecord) -> tuple[int, int, int, int, list[str]]:
     """(gradings, falsely named, rightly named, named by the rule before issue 26, lines): every recorded check
     set, and all checks, lost in each way of NOT_ANSWERS. A name is right only when the named mutant lost every
     one of those checks that same way. The old rule compared which checks alone."""
-    check_sets = {tuple(sorted(m.signature.lost)) for m in rec.mutants} | {tuple(rec.checks)}
+    check_sets = {tuple(sorted(sig(m).lost)) for m in rec.mutants} | {tuple(rec.checks[FLAVOR])}
     blind = which_checks_only(rec)
     n = false = right = before = 0
     lines = []
@@ -67,7 +76,7 @@ def not_answers(rec: MistakeRecord) -> tuple[int, int, int, int, list[str]]:
             n += 1
             before += bool(named(Signature(lost={c: Lost(how=Loss.FAILED) for c in checks}), blind))
             for name in named(grading, rec):
-                if grading.same_way(by_name[name].signature.within(set(checks))) == len(checks):
+                if grading.same_way(sig(by_name[name]).within(set(checks))) == len(checks):
                     right += 1
                 else:
                     false += 1
@@ -94,26 +103,26 @@ def main() -> None:
         held_in = rec.model_copy(update={"mutants": [m for m in rec.mutants if m.held_in]})
         for m in rec.mutants:
             every += 1
-            every_self += m.name in named(m.signature, rec)
+            every_self += m.name in named(sig(m), rec)
             if m.held_in:
-                got = named(m.signature, rec)
+                got = named(sig(m), rec)
                 held += 1
                 held_self += m.name in got
                 held_alone += got == [m.name]
             else:
-                got = named(m.signature, held_in)
+                got = named(sig(m), held_in)
                 out_n += 1
                 if got:
                     out_named += 1
-                    tie = all(x.signature == m.signature for x in held_in.mutants if x.name in got)
+                    tie = all(sig(x) == sig(m) for x in held_in.mutants if x.name in got)
                     out_tied += tie
                     rows.append(f"  held-out {name}/{m.name} -> {', '.join(got)}{' (same signature)' if tie else ''}")
             without = rec.model_copy(update={"mutants": [x for x in rec.mutants if x.name != m.name]})
-            got = named(m.signature, without)
+            got = named(sig(m), without)
             loo_n += 1
             if got:
                 loo_named += 1
-                loo_tied += all(x.signature == m.signature for x in without.mutants if x.name in got)
+                loo_tied += all(sig(x) == sig(m) for x in without.mutants if x.name in got)
     print("\n".join(rows))
     print(f"held-in mutants named as themselves: {held_self}/{held} ({held_alone} alone, the rest in a tie)")
     print(f"every mutant against the stored record (mutants/ and more_mutants/): {every_self}/{every} named itself "

@@ -41,6 +41,9 @@ def main() -> int:
     disagreements = files = 0
     for name in args.exercise or all_exercise_names():
         ex = load_exercise(name)
+        if ex.config.exercise.gpu.value == "required":  # graded only with a GPU: not this comparison's
+            print(f"{name}: skipped (needs a GPU)")
+            continue
         paths = [item.gradable(applied / name) for item in corpus(ex)]  # a patched mutant: its applied source
 
         def both(path):

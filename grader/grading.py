@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader import __version__
-from grader.errors import UsageError
+from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.annotate import Hindsight
@@ -27,8 +27,7 @@ from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, total
 from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
-from grader.sandbox.flavor import flavor_for
-from grader.sandbox.gpu import plan_gpus, version_from_hello as _text
+from grader.sandbox.gpu import GpuPlan, GpuRequest, gpu_request, plan_gpus, version_from_hello as _text
 from grader.sandbox.oci_runtime import resolve_runtime
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
@@ -54,10 +53,16 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
     path = resolve_submission(ex, submission)
     source = read_submission(path)
-    plan = plan_gpus(ex.config.exercise.gpu, gpus)
+    request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)  # a usage error before anything is looked at
     seed = ex.config.checks.seed if seed is None else seed
-    choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(
-        sandbox, image=image, flavor=flavor_for(plan.request))
+    refusal: InfraError | None = None
+    try:
+        choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image, gpu=request)
+        plan = _gpu_plan(ex, request, choice.kind, image)
+    except InfraError as e:  # a GPU asked for and not to be had here: refused before grading, never dropped
+        if not isinstance(sandbox, SandboxChoice):  # `auto` grades GPUs in Docker only
+            sandbox = SandboxChoice("local" if sandbox == "local" else "docker")
+        choice, plan, refusal = sandbox, GpuPlan(request), e
     sandbox = choice.kind
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
     hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
@@ -67,7 +72,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         submission_name=path.name, submission_path=shown_path or str(path.absolute()), submission_sha256=hashlib.sha256(source).hexdigest(),
         exercise_version=ex.version, exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
         limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
-        oci_runtime=oci,
+        oci_runtime=oci, local_gpu_env=plan.local.env if plan.local else None,
     )
     report.warnings += _source_warnings(source)
     if is_untouched_stub(ex, source):
@@ -75,12 +80,18 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         report.warnings.append(UNTOUCHED_STUB)
     if choice.note:
         report.warnings.append(choice.note)
-    if plan.warning:
-        report.warnings.append(plan.warning)
+    if gpu_warning:
+        report.warnings.append(gpu_warning)
     if sandbox == "local":
         from grader.sandbox.local_backend import NOT_ISOLATED
 
         report.warnings.append(NOT_ISOLATED)
+    if plan.local is not None:
+        report.warnings.append(plan.local.describe(ex.limits.memory_mb))
+    if refusal is not None:
+        _not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else ""))
+        report.duration_s = round(time.perf_counter() - t0, 3)
+        return report
     # The trusted decision about what the source reaches for: made here, from the text, before it runs.
     audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden,
                          filename=ex.config.exercise.submission)
@@ -90,11 +101,22 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
         graded.write_bytes(source)
         run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                         gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event)
+                         gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
+                         local_gpu_env=plan.local.env if plan.local else None)
     _fill(report, ex, run, audit)
     hindsight.annotate(report, untouched_stub=report.untouched_stub)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
+
+
+def _gpu_plan(ex: Exercise, request: GpuRequest | None, kind: str, image: str | None) -> GpuPlan:
+    """The grading's GPU plan, from what the chosen sandbox can do here (measured only when a GPU is asked for)."""
+    caps = None
+    if request is not None:
+        from grader.sandbox import gpu_probe
+
+        caps = gpu_probe.measure_docker(image) if kind == "docker" else gpu_probe.local_capabilities()
+    return plan_gpus(ex.config.exercise.gpu, request, caps)
 
 
 def read_submission(path: Path) -> bytes:

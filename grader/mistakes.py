@@ -11,6 +11,17 @@ checks), the reference's sha256 (patches apply to it) and each mutant file's sha
 Grading trusts a record only while the fingerprint matches; a test keeps every stored
 record current, and ``grader validate --record`` rewrites it.
 
+Signatures are kept per *flavour*: ``cpu`` (graded without a GPU) and ``cuda`` (graded with
+one, ``validate --gpus``). The checks a mutant fails differ between them (a CUDA check
+catches mistakes no CPU check sees, and is skipped without a GPU), so a grading is matched
+against the record of its own flavour only, and ``--record`` writes the flavour it graded,
+keeping the other where it was measured on the same checks, reference and mutants. An
+exercise whose gpu policy is ``required`` has a ``cuda`` record only. A record written
+before flavours existed (schema 1: one ``signature`` per mutant) reads as its ``cpu`` record.
+
+The record lives beside the checks and, like them, is judge-side: it names hidden checks,
+so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
+
 The record lives beside the checks and, like them, is judge-side: it names hidden checks,
 so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
 """
@@ -23,21 +34,25 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grader.atomic import atomic_write
 from grader.corpus import CorpusFile
 from grader.errors import ExerciseError, describe_invalid
 from grader.exercise import Exercise
 from grader.reports.model import CheckResult, Report, Status
+from grader.sandbox.flavor import Flavor
 
 if TYPE_CHECKING:
     from grader.validation import ExerciseValidation
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"
-#: 2: each lost check says how it was lost (issue 26). 1: only which checks, read as wrong answers.
-RECORD_VERSION = 2
+#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost (issue 26).
+#: 1: only which checks, read as wrong answers. Every older format still reads (as the cpu record).
+RECORD_VERSION = 3
+#: The first format whose signatures say how each check was lost.
+HOW_LOST_SINCE = 2
 
 
 class _Strict(BaseModel):
@@ -101,16 +116,32 @@ class MutantSignature(_Strict):
     held_in: bool = Field(description="from mutants/ (graded by CI); false: from more_mutants/")
     sha256: str = Field(description="of the mutant file as written (a patch: the .diff)")
     description: str = Field(description="the first paragraph of its 'Mutant:' header, without the label")
-    signature: Signature = Field(description="the checks it loses points on and how (format 1: a sorted list of "
-                                             "check function names, read as wrong answers)")
+    signatures: dict[Flavor, Signature] = Field(
+        description="per flavour (cpu: graded without a GPU, cuda: with one), the checks it loses points on and how")
 
-    @field_validator("signature", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _format_1(cls, value):
-        """A record written before losses were told apart: every listed check read as a wrong answer."""
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return {"lost": {name: {"how": Loss.FAILED.value} for name in value}}
-        return value
+    def _older_formats(cls, data):
+        """Formats 1-2 kept one ``signature``, measured without a GPU: it is the cpu one. Format 1's signatures are
+        sorted lists of check function names, every listed check read as a wrong answer."""
+        if not isinstance(data, dict):
+            return data
+        if "signature" in data and "signatures" not in data:
+            data = {k: v for k, v in data.items() if k != "signature"} | {"signatures": {"cpu": data["signature"]}}
+        if isinstance(data.get("signatures"), dict):
+            data = {**data, "signatures": {f: _format_1(v) for f, v in data["signatures"].items()}}
+        return data
+
+    def signature(self, flavor: Flavor) -> Signature | None:
+        """The checks it loses points on (and how) when graded in ``flavor`` (None: not recorded for it)."""
+        return self.signatures.get(flavor)
+
+
+def _format_1(value):
+    """A signature written before losses were told apart: every listed check read as a wrong answer."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return {"lost": {name: {"how": Loss.FAILED.value} for name in value}}
+    return value
 
 
 class MistakeRecord(_Strict):
@@ -120,12 +151,47 @@ class MistakeRecord(_Strict):
     exercise: str
     exercise_fingerprint: str = Field(description="Exercise.fingerprint when recorded")
     reference_sha256: str = Field(description="the reference solution, which patch mutants apply to")
-    checks: list[str] = Field(description="the check function names the reference was graded on, in order")
+    checks: dict[Flavor, list[str]] = Field(
+        description="per flavour recorded, the check function names the reference was graded on (skipped ones left "
+                    "out), in order")
     mutants: list[MutantSignature]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _schema_1_is_the_cpu_record(cls, data):
+        if isinstance(data, dict) and isinstance(data.get("checks"), list):
+            data = {**data, "checks": {"cpu": data["checks"]}}
+        return data
+
+    @model_validator(mode="after")
+    def _every_mutant_has_every_flavour(self):
+        for m in self.mutants:
+            if set(m.signatures) != set(self.checks):
+                raise ValueError(f"mutant {m.name} is recorded for {_names(m.signatures)}, the record for "
+                                 f"{_names(self.checks)}: each flavour holds every mutant")
+        return self
+
+    @property
+    def flavors(self) -> list[Flavor]:
+        return sorted(self.checks, key=lambda f: f.value)
 
     def current_for(self, ex: Exercise) -> bool:
         """Whether the signatures were measured on this exercise's checks as they are now."""
         return self.exercise == ex.name and self.exercise_fingerprint == ex.fingerprint
+
+
+def _names(flavors) -> str:
+    return ", ".join(sorted(f.value for f in flavors)) or "no flavour"
+
+
+def flavor_of(report: Report) -> Flavor:
+    """The flavour a grading is matched in: ``cuda`` when it was given GPUs (and, being graded, saw one)."""
+    return Flavor.CUDA if report.environment.gpus else Flavor.CPU
+
+
+def record_command(ex_name: str, flavor: Flavor) -> str:
+    """The command that writes ``flavor``'s record of an exercise."""
+    return f"grader validate {ex_name} --more --record" + (" --gpus all" if flavor is Flavor.CUDA else "")
 
 
 def record_path(ex: Exercise) -> Path:
@@ -205,11 +271,11 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def mutant_signature(item: CorpusFile, report: Report) -> MutantSignature:
+def mutant_signature(item: CorpusFile, report: Report, flavor: Flavor = Flavor.CPU) -> MutantSignature:
     return MutantSignature(name=item.name, file=f"{item.path.parent.name}/{item.path.name}",
                            held_in=item.path.parent.name == "mutants", sha256=sha256_file(item.path),
                            description=short_description(item.description(), item.name),
-                           signature=losses(report))
+                           signatures={flavor: losses(report)})
 
 
 def stale_files(record: MistakeRecord, ex: Exercise, items: list[CorpusFile]) -> list[str]:
@@ -234,33 +300,45 @@ def stale_files(record: MistakeRecord, ex: Exercise, items: list[CorpusFile]) ->
     return out + [f"{file} is in the record but not on disk" for file in recorded if file not in on_disk]
 
 
-def drift(record: MistakeRecord | None, observed: list[MutantSignature]) -> list[str]:
-    """How what validate just observed differs from the stored record, one line each (empty: none)."""
+def drift(record: MistakeRecord | None, observed: list[MutantSignature], flavor: Flavor = Flavor.CPU, *,
+          exercise: str = "NAME") -> list[str]:
+    """How what validate just observed (graded in ``flavor``) differs from the stored record of that flavour,
+    one line each (empty: none)."""
+    if not observed:
+        return []
     if record is None:
-        return [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"] if observed else []
+        return [f"no {RECORD_NAME}: run `{record_command(exercise, flavor)}` to write one"]
+    if flavor not in record.checks:
+        return [f"no {flavor.value} record in {RECORD_NAME} (it holds {_names(record.checks)}): run "
+                f"`{record_command(exercise, flavor)}` to write one"]
     recorded = {m.name: m for m in record.mutants}
-    lines = [] if record.schema_version >= RECORD_VERSION else [
+    lines = [] if record.schema_version >= HOW_LOST_SINCE else [
         f"{RECORD_NAME} is format {record.schema_version}: it does not say how each check was lost (read as wrong "
-        "answers); write it again with --more --record"]
+        f"answers); write it again with `{record_command(exercise, flavor)}`"]
+    where = f" ({flavor.value})" if flavor is not Flavor.CPU else ""
     for m in observed:
         old = recorded.get(m.name)
+        new_sig = m.signature(flavor) or Signature()
+        old_sig = old.signature(flavor) if old is not None else None
         if old is None:
             lines.append(f"{m.name}: not in {RECORD_NAME}")
-        elif old.signature != m.signature:
-            now, was = m.signature.lost, old.signature.lost
+        elif old_sig != new_sig:
+            now, was = new_sig.lost, (old_sig or Signature()).lost
             gained, lost = sorted(now.keys() - was.keys()), sorted(was.keys() - now.keys())
             moved = [f"{c} ({was[c].how.value} -> {now[c].how.value})" for c in sorted(now.keys() & was.keys())
                      if now[c] != was[c]]
             change = "; ".join(part for part in (f"now also fails {', '.join(gained)}" if gained else "",
                                                  f"no longer fails {', '.join(lost)}" if lost else "",
                                                  f"loses differently {', '.join(moved)}" if moved else "") if part)
-            lines.append(f"{m.name}: signature differs from {RECORD_NAME}: {change}")
+            lines.append(f"{m.name}: signature differs from {RECORD_NAME}{where}: {change}")
     return lines
 
 
-def build_record(ex: Exercise, result: ExerciseValidation, reference: Path) -> MistakeRecord:
-    """The record of ``result`` (one exercise's validation); ``RecordRefused`` saying why when its
-    signatures cannot be trusted: the reference lost points, a mutant was not graded, or a patch did not apply."""
+def build_record(ex: Exercise, result: ExerciseValidation, reference: Path,
+                 flavor: Flavor = Flavor.CPU) -> MistakeRecord:
+    """The record of ``result`` (one exercise's validation, graded in ``flavor``); ``RecordRefused`` saying why
+    when its signatures cannot be trusted: the reference lost points, a check raised an error of its own, a
+    mutant was not graded, a patch did not apply, or (``cuda``) a check was skipped although GPUs were given."""
     ref = next((v for v in result.verdicts if v.kind == "reference"), None)
     if ref is None or not ref.ok:
         raise RecordRefused(f"the reference was not graded full marks ({ref.problem if ref else 'not graded'})")
@@ -273,10 +351,44 @@ def build_record(ex: Exercise, result: ExerciseValidation, reference: Path) -> M
         raise RecordRefused(f"not graded: {', '.join(ungraded)} (rerun)")
     if result.problems:
         raise RecordRefused("; ".join(result.problems))
-    mutants = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report)
+    skipped = sorted({v.path.name for v in result.verdicts if any(c.status is Status.SKIPPED for c in v.report.checks)})
+    if flavor is Flavor.CUDA and skipped:
+        raise RecordRefused(f"checks were skipped with GPUs given ({', '.join(skipped)}): a cuda record holds every check")
+    mutants = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report, flavor)
                for v in result.verdicts if v.kind == "mutant"]
     return MistakeRecord(exercise=ex.name, exercise_fingerprint=ex.fingerprint, reference_sha256=sha256_file(reference),
-                         checks=counted_checks(ref.report), mutants=mutants)
+                         checks={flavor: counted_checks(ref.report)}, mutants=mutants)
+
+
+class RecordRefused(Exception):
+    """Why a validation's signatures are not written down (the reason is printed; the old record stays)."""
+
+
+def merge_record(fresh: MistakeRecord, previous: MistakeRecord | None, ex: Exercise,
+                 items: list[CorpusFile]) -> tuple[MistakeRecord, list[str]]:
+    """``fresh`` (one flavour, just measured) with the other flavours of ``previous`` that still hold: measured on
+    today's checks, reference and mutants. Also what was dropped from ``previous``, in words."""
+    if previous is None:
+        return fresh, []
+    (flavor,) = fresh.checks
+    others = [f for f in previous.flavors if f is not flavor]
+    if not others:
+        return fresh, []
+    stale = stale_files(previous, ex, items)
+    kept_names = {m.name for m in fresh.mutants}
+    if stale or {m.name for m in previous.mutants} != kept_names:
+        why = "; ".join(stale) or "its mutants differ from those just graded"
+        return fresh, [f"dropped the {_names(others)} record ({why}): write it again with "
+                       f"`{record_command(ex.name, others[0])}`"]
+    before = {m.name: m for m in previous.mutants}
+    mutants = [m.model_copy(update={"signatures": _in_order({**{f: before[m.name].signatures[f] for f in others},
+                                                             **m.signatures})}) for m in fresh.mutants]
+    checks = _in_order({**{f: previous.checks[f] for f in others}, **fresh.checks})
+    return fresh.model_copy(update={"checks": checks, "mutants": mutants}), []
+
+
+def _in_order(by_flavor: dict) -> dict:
+    return {f: by_flavor[f] for f in sorted(by_flavor, key=lambda f: f.value)}
 
 
 class RecordRefused(Exception):

@@ -8,6 +8,12 @@ seconds, so CI keeps a curated set in which every catching check is exercised). 
 was not graded is a failure of the validation too, named as such, never a pass; so is a
 patch that does not apply.
 
+GPUs: with ``gpus`` (``grader validate --gpus``) every check must run; one that was skipped
+(a GPU check in a sandbox that saw none) fails the file, since what it holds was not proved.
+Without ``gpus``, an optional exercise's GPU checks skip and the result counts them as not
+validated here; an exercise whose gpu policy is ``required`` is not graded at all and is
+reported as not validated (``not_validated``), never as ok.
+
 With ``parity``, a sample of the corpus (the reference, the stub and the first mutant by name: full
 marks, zero and a mix) is graded a second time in another sandbox and must get the same outcome,
 check by check: the local sandbox a candidate without Docker grades in must score as Docker does,
@@ -24,11 +30,12 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
-from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
+from grader.exercise import EXERCISES_DIR, Exercise, GpuPolicy, load_exercise
 from grader.grading import grade
 from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
+from grader.sandbox.flavor import Flavor
 
 
 @dataclass
@@ -51,10 +58,19 @@ class ExerciseValidation:
     compared: list[Verdict] = field(default_factory=list)  # the parity sample's gradings in the second sandbox
     disagreements: list[str] = field(default_factory=list)  # where those scored otherwise, check by check
     duration_s: float = 0.0
+    flavor: Flavor = Flavor.CPU  # cuda: graded with GPUs (its mistake record is the cuda one)
+    not_validated: str | None = None  # why nothing was graded (a GPU-required exercise without --gpus)
 
     @property
     def ok(self) -> bool:
-        return not self.problems and not self.disagreements and all(v.ok for v in self.verdicts)
+        """Proved: everything graded as it must. A GPU-required exercise not graded here is not ok (nor failed)."""
+        return (self.not_validated is None and not self.problems and not self.disagreements
+                and all(v.ok for v in self.verdicts))
+
+    def skipped_checks(self) -> list[str]:
+        """The reference's checks that were skipped here (GPU checks without --gpus): not proved by this run."""
+        reference = next((v for v in self.verdicts if v.kind == "reference"), None)
+        return [c.name for c in reference.report.checks if c.status is Status.SKIPPED] if reference else []
 
     @property
     def check_errors(self) -> dict[str, list[str]]:
@@ -80,11 +96,14 @@ class ExerciseValidation:
         return out
 
 
-def _judge(kind: str, report: Report) -> str | None:
+def _judge(kind: str, report: Report, *, gpus: bool = False) -> str | None:
     if report.check_errors:  # the exercise's own bug, whatever the file: never "caught", never infrastructure
         return "check error: " + "; ".join(f"{c.name} [{c.id}] {c.message}" for c in report.check_errors)
     if not report.graded:
         return f"not graded: {report.not_graded_reason}"
+    skipped = [f"{c.name} ({c.message[:120]})" for c in report.checks if c.status is Status.SKIPPED]
+    if gpus and skipped:  # what a GPU check holds is proved only by running it
+        return "checks skipped although --gpus was given: " + "; ".join(skipped)
     lost = [f"{c.name} ({c.status.value}: {c.message[:120]})" for c in report.checks
             if c.status is not Status.SKIPPED and c.score < c.max_score]
     if kind in ("reference", "variant"):
@@ -130,13 +149,19 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
         start = time.perf_counter()
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
                        gpus=gpus)
-        return Verdict(item.kind, item.path, report, _judge(item.kind, report)), start, time.perf_counter()
+        return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
+                time.perf_counter())
 
     try:
         planned = []
         for spec in specs:
             ex = spec if isinstance(spec, Exercise) else load_exercise(spec)
+            if gpus is None and ex.config.exercise.gpu is GpuPolicy.REQUIRED:
+                skipped = ExerciseValidation(ex.name, flavor=Flavor.CUDA, not_validated=needs_gpu(ex.name))
+                planned.append((skipped, [], []))
+                continue
             result, items = _plan(ex, solutions_dir, more, Path(applied.name) / ex.name)
+            result.flavor = flavor_of_validation(ex, gpus)
             sample = parity_sample(items) if parity else []
             planned.append((result, [pool.submit(run, ex, item, path) for item, path in items],
                             [pool.submit(run, ex, item, path, parity) for item, path in sample]))
@@ -156,6 +181,17 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
         applied.cleanup()
+
+
+def needs_gpu(name: str) -> str:
+    """Why a GPU-required exercise was not validated, and the command that validates it."""
+    return (f"needs a GPU (gpu = \"required\"): not graded without --gpus; validate it on a machine with an NVIDIA "
+            f"GPU: `grader validate {name} --gpus all`")
+
+
+def flavor_of_validation(ex: Exercise, gpus: str | None) -> Flavor:
+    """The flavour an exercise's validation grades in: cuda when GPUs are given and its policy takes them."""
+    return Flavor.CUDA if gpus and ex.config.exercise.gpu is not GpuPolicy.NONE else Flavor.CPU
 
 
 def parity_sample(items: list[tuple[CorpusFile, Path]]) -> list[tuple[CorpusFile, Path]]:

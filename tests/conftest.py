@@ -87,6 +87,29 @@ def docker_client():
     return client
 
 
+@pytest.fixture
+def gpu_sandbox() -> str:
+    """The sandbox a ``gpu``-marked test grades in, whichever this GPU machine has: Docker when an engine answers
+    and the CUDA image is built, else the local sandbox when this Python's torch sees a GPU (a machine with a
+    GPU and PyTorch but no Docker). Neither: the test fails, saying what to set up."""
+    from grader.errors import InfraError
+    from grader.sandbox import engine, gpu_probe, image
+    from grader.sandbox.flavor import Flavor
+
+    if engine.engine_available():
+        try:
+            client = engine.connect(timeout=10)
+            if image.find_runtime_image(client, flavor=Flavor.CUDA) is not None:
+                return "docker"
+        except InfraError:
+            pass
+    caps = gpu_probe.local_capabilities()
+    if caps.cuda_version is not None and caps.devices > 0:
+        return "local"
+    pytest.fail("a GPU test needs Docker with the CUDA image (`grader sandbox build --cuda`) or a CUDA build of torch "
+                f"in this Python (it has torch {caps.torch_version}, CUDA {caps.cuda_version}, {caps.devices} GPUs)")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("docker") is not None and "docker_client" not in item.fixturenames:

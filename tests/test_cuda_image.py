@@ -143,16 +143,44 @@ def test_no_cuda_image_built_is_not_graded_and_says_how_to_build_it(monkeypatch,
     assert e.value.exit_code == 3
 
 
-def test_auto_with_gpus_and_no_cuda_image_names_the_cuda_build(monkeypatch):
-    from grader.sandbox import choice, engine
+def _auto_with(monkeypatch, client, host=(1, "")):
+    from grader.sandbox import choice, engine, gpu_probe
 
-    client = _Client(present=[image.runtime_image_name()])
-    client.close = lambda: None
-    monkeypatch.setattr(engine, "engine_available", lambda *a, **k: True)
+    if client is not None:
+        client.close = lambda: None
+    monkeypatch.setattr(engine, "engine_available", lambda *a, **k: client is not None)
     monkeypatch.setattr(engine, "connect", lambda *a, **k: client)
+    monkeypatch.setattr(gpu_probe, "host_gpus", lambda: host)
+    return choice
+
+
+def test_auto_with_gpus_never_falls_back_and_names_the_cuda_build(monkeypatch):
+    """--gpus with --sandbox auto: Docker's CUDA image or "not graded" (exit 3), never the local sandbox unasked."""
+    choice = _auto_with(monkeypatch, _Client(present=[image.runtime_image_name()]))
     assert choice.choose_sandbox("auto").kind == "docker"
-    fallback = choice.choose_sandbox("auto", flavor=Flavor.CUDA)
-    assert fallback.kind == "local" and "`grader sandbox build --cuda`" in fallback.note
+    with pytest.raises(InfraError, match="CUDA image grader-runtime-cuda:[0-9a-f]{12}, which is not built") as e:
+        choice.choose_sandbox("auto", gpu=GpuRequest(count=-1))
+    assert e.value.exit_code == 3
+    assert "`grader sandbox build --cuda`" in e.value.hint and "`--sandbox local`" in e.value.hint
+    built = _Client(present=[image.runtime_image_name(), image.runtime_image_name(flavor=Flavor.CUDA)],
+                    runtimes={"runc": {}, "nvidia": {"path": "nvidia-container-runtime"}})
+    assert _auto_with(monkeypatch, built).choose_sandbox("auto", gpu=GpuRequest(count=1)).kind == "docker"
+
+
+def test_auto_with_gpus_on_a_machine_without_a_gpu_names_the_missing_gpu_first(monkeypatch):
+    choice = _auto_with(monkeypatch, _Client(present=[image.runtime_image_name()]),
+                        host=(0, "`nvidia-smi` is not installed (no NVIDIA driver)"))
+    with pytest.raises(InfraError, match="--gpus all asked for a GPU, and this machine has none: `nvidia-smi` is not "
+                                         "installed") as e:
+        choice.choose_sandbox("auto", gpu=GpuRequest(count=-1))
+    assert "nvidia-smi" in e.value.hint
+
+
+def test_auto_with_gpus_and_no_engine_is_not_graded_not_the_local_sandbox(monkeypatch):
+    choice = _auto_with(monkeypatch, None)
+    with pytest.raises(InfraError, match="no Docker engine answered") as e:
+        choice.choose_sandbox("auto", gpu=GpuRequest(count=-1))
+    assert "`--sandbox local`" in e.value.hint and "NOT isolated" in e.value.hint
 
 
 # ---------------------------------------------------------------- engines that cannot give a GPU
@@ -235,24 +263,27 @@ def _with_policy(tmp_path: Path, policy: str) -> Path:
 
 
 @pytest.mark.slow
-def test_optional_gpu_checks_skip_with_the_reason_and_a_required_exercise_is_not_graded(tmp_path):
-    """The local sandbox runs the judge's CPU torch: a GPU asked for, none seen (the CUDA-image-on-a-host-
-    without-a-GPU case of an optional and of a required exercise)."""
+def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skipped(tmp_path):
+    """The local sandbox runs the judge's CPU torch. Without --gpus, an optional exercise's GPU checks skip with the
+    reason; with --gpus, the request cannot be met, and neither an optional nor a required exercise is graded."""
     from grader.grading import grade
 
-    optional = grade(_with_policy(tmp_path / "o", "optional"), sandbox="local", gpus="all")
+    optional = grade(_with_policy(tmp_path / "o", "optional"), sandbox="local")
     assert optional.graded
     skipped = [c for c in optional.checks if c.status.value == "skipped"]
     assert skipped and all("no GPU in the sandbox" in c.message for c in skipped)
-    assert optional.environment.gpus == "all" and optional.environment.sandbox_gpus == 0
-    required = grade(_with_policy(tmp_path / "r", "required"), sandbox="local", gpus="all")
-    assert not required.graded and required.score == 0 and required.checks == []
-    assert "sees none" in required.not_graded_reason
+    assert optional.environment.gpus is None and optional.environment.sandbox_gpus == 0
+    for policy in ("optional", "required"):
+        asked = grade(_with_policy(tmp_path / policy[0] / "g", policy), sandbox="local", gpus="all")
+        assert not asked.graded and asked.score == 0 and asked.checks == []
+        assert "a CPU build: no GPU can reach it" in asked.not_graded_reason
+        assert asked.environment.gpus == "all"
 
 
 @pytest.mark.docker
 def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_client, tmp_path):
-    """Real Docker, real answer: on this (GPU-less, toolkit-less) engine a GPU grading is "not graded"."""
+    """Real Docker, real answer: on this (GPU-less, toolkit-less) engine a GPU grading is "not graded", refused
+    before a container starts (no GPU on the host) or by the engine's own error."""
     from grader.grading import grade
 
     if "nvidia" in (docker_client.info().get("Runtimes") or {}):
@@ -260,37 +291,36 @@ def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_clien
     report = grade(EXERCISES / "mixed_precision_step", sandbox="docker", gpus="all",
                    image=image.runtime_image_name())
     assert not report.graded and report.score == 0
-    assert "NVIDIA Container Toolkit" in report.not_graded_reason or "NVIDIA GPU and driver" in \
-        report.not_graded_reason, report.not_graded_reason
+    reason = report.not_graded_reason
+    assert any(said in reason for said in ("NVIDIA Container Toolkit", "NVIDIA GPU and driver", "this machine has none",
+                                           "which is not built")), reason
 
 
 @pytest.mark.gpu
-@pytest.mark.docker
-def test_on_a_gpu_host_the_cuda_checks_run_in_the_cuda_image(docker_client):
-    """What scripts/gpu-smoke.sh checks, for a GPU machine's test run (the CUDA image must be built)."""
+def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
+    """What scripts/gpu-smoke.sh checks, for a GPU machine's test run, in whichever sandbox it has: Docker's CUDA
+    image, or the local sandbox (its own CUDA torch, the memory watchdog instead of the address-space limit)."""
     from grader.grading import grade
 
-    if image.find_runtime_image(docker_client, flavor=Flavor.CUDA) is None:
-        pytest.fail(f"build the CUDA image first: grader sandbox build --cuda ({image.runtime_image_name(flavor=Flavor.CUDA)})")
     report = grade(EXERCISES / "mixed_precision_step", Path(__file__).parent.parent / "solutions" /
-                   "mixed_precision_step" / "amp_step.py", sandbox="docker", gpus="all")
+                   "mixed_precision_step" / "amp_step.py", sandbox=gpu_sandbox, gpus="all")
     assert report.graded, report.not_graded_reason
     env = report.environment
-    assert env.image == image.runtime_image_name(flavor=Flavor.CUDA) and env.cuda_version and env.sandbox_gpus
+    assert env.cuda_version and env.sandbox_gpus
+    if gpu_sandbox == "docker":
+        assert env.image == image.runtime_image_name(flavor=Flavor.CUDA)
+    else:
+        assert env.local_gpu_env and "CUDA_VISIBLE_DEVICES" in env.local_gpu_env
     cuda = [c for c in report.checks if "cuda" in c.id]
     assert cuda and all(c.status.value == "passed" for c in cuda), [(c.name, c.status, c.message) for c in cuda]
 
 
 @pytest.mark.gpu
-@pytest.mark.docker
-def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(docker_client, tmp_path):
+def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(gpu_sandbox, tmp_path):
     """checkpoint_resume's CUDA check: the reference passes it, and the survivors recorded as "observable only on a
     GPU" (solutions/checkpoint_resume/equivalent_mutants.toml) fail it; on the CPU they cannot be told apart."""
     from grader.grading import grade
 
-    if image.find_runtime_image(docker_client, flavor=Flavor.CUDA) is None:
-        name = image.runtime_image_name(flavor=Flavor.CUDA)
-        pytest.fail(f"build the CUDA image first: grader sandbox build --cuda ({name})")
     reference = Path(__file__).parent.parent / "solutions" / "checkpoint_resume" / "checkpoint.py"
     source = reference.read_text(encoding="utf-8")
     saved = '        state["cuda"] = torch.cuda.get_rng_state_all()\n'
@@ -300,7 +330,7 @@ def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(docker_client
                "CUDA state never restored": source.replace(restored, restored.replace(" in state", " not in state"))}
 
     def cuda_check(path):
-        report = grade(EXERCISES / "checkpoint_resume", path, sandbox="docker", gpus="all")
+        report = grade(EXERCISES / "checkpoint_resume", path, sandbox=gpu_sandbox, gpus="all")
         assert report.graded, report.not_graded_reason
         assert report.environment.sandbox_gpus
         return next(c for c in report.checks if c.id.endswith("test_cuda_rng_state"))

@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import pytest
 
-from grader.exercise import load_exercise
+from grader.exercise import GpuPolicy, load_exercise
 from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
 from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
+from grader.sandbox.flavor import Flavor
 from grader.validation import all_exercise_names
 
 CHECKS = ["test_a", "test_b", "test_c", "test_d", "test_e"]
 
 
-def mutant(name: str, *signature: str, held_in: bool = True) -> MutantSignature:
+def mutant(name: str, *signature: str, held_in: bool = True, flavor: Flavor = Flavor.CPU) -> MutantSignature:
     return MutantSignature(name=name, file=f"mutants/{name}.diff", held_in=held_in, sha256="0" * 64,
-                           description=f"the {name} mistake", signature=sorted(signature))
+                           description=f"the {name} mistake", signatures={flavor: sorted(signature)})
 
 
-def record(*mutants: MutantSignature, fingerprint: str = "fp") -> MistakeRecord:
-    return MistakeRecord(exercise="x", exercise_fingerprint=fingerprint, reference_sha256="0" * 64, checks=CHECKS,
-                         mutants=list(mutants))
+def record(*mutants: MutantSignature, fingerprint: str = "fp", flavor: Flavor = Flavor.CPU) -> MistakeRecord:
+    return MistakeRecord(exercise="x", exercise_fingerprint=fingerprint, reference_sha256="0" * 64,
+                         checks={flavor: CHECKS}, mutants=list(mutants))
 
 
 def graded(*failed: str, hidden: tuple[str, ...] = (), skipped: tuple[str, ...] = ()) -> Report:
@@ -103,18 +104,37 @@ def test_a_candidate_sees_a_diagnosis_only_when_every_check_it_involves_is_visib
 # --- every exercise's stored record -----------------------------------------------------------
 
 
+def test_a_grading_given_gpus_is_matched_against_the_cuda_record_only():
+    """A CUDA check catches what no CPU check does: a grading with GPUs is read in the cuda record, one without in
+    the cpu record, and a record lacking the grading's flavour names nothing (never the other flavour's guess)."""
+    both = MistakeRecord(exercise="x", exercise_fingerprint="fp", reference_sha256="0" * 64,
+                         checks={Flavor.CPU: CHECKS, Flavor.CUDA: CHECKS},
+                         mutants=[MutantSignature(name="m", file="mutants/m.diff", held_in=True, sha256="0" * 64,
+                                                  description="the m mistake",
+                                                  signatures={Flavor.CPU: ["test_a"], Flavor.CUDA: ["test_e"]})])
+    on_gpu = graded("test_e")
+    on_gpu.environment.gpus = "all"
+    assert names(on_gpu, both) == ["m"] and names(graded("test_e"), both) == []
+    assert names(graded("test_a"), both) == ["m"]
+    assert names(on_gpu, record(mutant("m", "test_e"))) == []  # a cpu record says nothing of a GPU grading
+    assert names(graded("test_e"), record(mutant("m", "test_e", flavor=Flavor.CUDA), flavor=Flavor.CUDA)) == []
+
+
 @pytest.mark.parametrize("name", all_exercise_names())
 def test_every_held_in_mutant_is_diagnosed_as_itself(name):
-    """From the stored record: a grading failing exactly a held-in mutant's checks names that mutant
-    (among the named when signatures tie)."""
+    """From the stored record, in each flavour it holds: a grading failing exactly a held-in mutant's checks names
+    that mutant (among the named when signatures tie)."""
     ex = load_exercise(name)
     rec = load_record(ex)
+    if rec is None and ex.config.exercise.gpu is GpuPolicy.REQUIRED:
+        pytest.skip(f"{name} has no cuda record yet (tests/test_mistakes.py NO_RECORD_YET)")
     assert rec is not None, f"{name} has no mistakes.json: run `grader validate --more --record {name}`"
-    counted = set(rec.checks)
-    missed = {m.name: [n.mutant for n in nearest(m.signature, counted, rec)]
-              for m in rec.mutants if m.held_in
-              and m.name not in [n.mutant for n in nearest(m.signature, counted, rec)]}
-    assert missed == {}, f"held-in mutants of {name} not diagnosed as themselves (named instead): {missed}"
+    for flavor in rec.flavors:
+        counted = set(rec.checks[flavor])
+        named = {m.name: [n.mutant for n in nearest(m.signature(flavor), counted, rec, flavor)]
+                 for m in rec.mutants if m.held_in}
+        missed = {name: got for name, got in named.items() if name not in got}
+        assert missed == {}, f"held-in mutants of {name} not diagnosed as themselves ({flavor.value}): {missed}"
 
 
 # --- how each check was lost (issue 26) ---------------------------------------------------------------
@@ -140,7 +160,7 @@ def recorded(name: str, **lost: str | tuple[str, str]) -> MutantSignature:
     """A format-2 signature: check -> "failed" / "timeout" / ("error", "TypeError") / ("forbidden", api)."""
     entries = {c: {"how": h} if isinstance(h, str) else {"how": h[0], "detail": h[1]} for c, h in lost.items()}
     return MutantSignature(name=name, file=f"mutants/{name}.diff", held_in=True, sha256="0" * 64,
-                           description=f"the {name} mistake", signature={"lost": entries})
+                           description=f"the {name} mistake", signatures={Flavor.CPU: {"lost": entries}})
 
 
 def test_timeouts_never_match_wrong_answers_and_say_what_happened():
@@ -194,7 +214,7 @@ def test_a_format_1_record_reads_as_wrong_answers_and_a_format_2_record_round_tr
                                         "checks": CHECKS, "schema_version": 1,
                                         "mutants": [{"name": "m", "file": "mutants/m.py", "held_in": True, "sha256": "0",
                                                      "description": "d", "signature": ["test_a", "test_b"]}]})
-    assert old.mutants[0].signature == Signature(lost={"test_a": Lost(how=Loss.FAILED), "test_b": Lost(how=Loss.FAILED)})
+    assert old.mutants[0].signature(Flavor.CPU) == Signature(lost={"test_a": Lost(how=Loss.FAILED), "test_b": Lost(how=Loss.FAILED)})
     new = record(recorded("m", test_a="timeout", test_b=("error", "TypeError")))
     assert MistakeRecord.model_validate_json(new.model_dump_json()) == new
 
@@ -207,7 +227,7 @@ def test_the_issues_looping_candidate_gets_no_looks_like_from_kv_cache_decodes_s
                  "test_step_float64", "test_step_leaves_arguments_alone"]
     checks = [CheckResult(id=f"test_kv.py::{c}", name=c, status=Status.TIMEOUT if c in attention else Status.PASSED,
                           score=0 if c in attention else 1, max_score=1, visibility=Visibility.VISIBLE)
-              for c in rec.checks]
+              for c in rec.checks[Flavor.CPU]]
     report = Report(exercise="kv_cache_decode", graded=True, checks=checks, score=len(checks) - 5,
                     max_score=len(checks))
     got = diagnose(report, rec, fingerprint=ex.fingerprint)

@@ -12,7 +12,7 @@ import pytest
 
 from grader.corpus import MUTANT_FOLDERS, SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
-from grader.exercise import Exercise, load_exercise
+from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.mistakes import load_record
 from grader.judge.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
 from grader.practice.pack import pack_exercise
@@ -257,8 +257,11 @@ def test_a_failed_question_about_a_mutant_asks_about_a_check_that_mutant_fails(n
     whose mutant fails none of its checks would be suggested for the wrong reason."""
     ex = load_exercise(name)
     record = load_record(ex)
+    if record is None and ex.config.exercise.gpu is GpuPolicy.REQUIRED:
+        pytest.skip(f"{name} has no cuda record yet (tests/test_mistakes.py NO_RECORD_YET)")
     assert record is not None, f"{name} has no mistakes.json"
-    signatures = {m.name: m.signature.checks for m in record.mutants}
+    # In any flavour it holds: a CUDA check catches what no CPU check sees.
+    signatures = {m.name: set().union(*(s.checks for s in m.signatures.values())) for m in record.mutants}
     wrong = [f"question {n} ({q.ask[:40]!r}): {m} fails none of {q.checks} (it fails {sorted(signatures[m])})"
              for n, q in enumerate(load_guide(ex).questions, 1) if q.when == "failed" and q.checks
              for m in q.mutants if m in signatures and not signatures[m] & set(q.checks)]

@@ -171,7 +171,7 @@ def test_without_killpg_a_cold_judge_is_still_killed(tmp_path, monkeypatch):
 
 def test_a_limit_the_worker_cannot_apply_is_in_the_hello_and_the_sandbox_still_answers(open_toy, monkeypatch):
     wanted = dict(rlimits_for(Limits()), RLIMIT_NOFILE=(512, 256))  # soft above hard: the OS refuses
-    monkeypatch.setattr(local_backend, "rlimits_for", lambda limits: wanted)
+    monkeypatch.setattr(local_backend, "rlimits_for", lambda limits, **_: wanted)
     box, _ = open_toy()
     assert box.call("identity", [3]).value == 3
     assert set(box.hello.rlimits_failed) == {"RLIMIT_NOFILE"}

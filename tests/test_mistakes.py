@@ -13,25 +13,47 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.corpus import corpus
 from grader.errors import ExerciseError
-from grader.exercise import load_exercise
+from grader.exercise import GpuPolicy, load_exercise
 from grader.grading import grade
 from grader.mistakes import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
                              build_record, check_function, drift, load_record, short_description, stale_files)
 from grader.reports.model import Report
+from grader.sandbox.flavor import Flavor
 from grader.validation import ExerciseValidation, Verdict, all_exercise_names
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"
 
 
+#: GPU-required exercises whose cuda record has not been made yet: a record is written by grading every mutant
+#: with a GPU (`grader validate NAME --gpus all --more --record`), and no GPU has graded them. Each name here is
+#: reported as a skip saying so; once its record exists, the test below fails until the name is taken out.
+NO_RECORD_YET = {
+    "flash_attention": "GPU-required; never graded on a GPU, so no cuda record could be made",
+    "h2d_overlap": "GPU-required; never graded on a GPU, so no cuda record could be made",
+}
+
+
 @pytest.mark.parametrize("name", all_exercise_names())
 def test_every_exercises_record_is_current(name):
-    """Recorded on today's checks, reference and mutants (mutants/ and more_mutants/), byte for byte."""
+    """Recorded on today's checks, reference and mutants (mutants/ and more_mutants/), byte for byte; a
+    GPU-required exercise's record is a cuda one only."""
     ex = load_exercise(name)
     rec = load_record(ex)
+    if name in NO_RECORD_YET:
+        assert rec is None, f"exercises/{name}/{RECORD_NAME} exists now: take {name} out of NO_RECORD_YET"
+        pytest.skip(f"no {RECORD_NAME} yet for {name}: {NO_RECORD_YET[name]} (`grader validate {name} --gpus all "
+                    "--more --record` on a GPU machine writes it)")
     assert rec is not None, f"{name} has no {RECORD_NAME}"
     assert stale_files(rec, ex, corpus(ex, more=True)) == [], (
         f"exercises/{name}/{RECORD_NAME} is stale: run `grader validate --sandbox local --more --record {name}`")
+    if ex.config.exercise.gpu is GpuPolicy.REQUIRED:
+        assert rec.flavors == [Flavor.CUDA], f"{name} needs a GPU: its record is a cuda one only, not {rec.flavors}"
+
+
+def test_no_record_yet_names_only_gpu_required_exercises():
+    for name in NO_RECORD_YET:
+        assert load_exercise(name).config.exercise.gpu is GpuPolicy.REQUIRED, name
 
 
 def test_a_change_to_a_check_a_mutant_or_the_reference_makes_a_record_stale(tmp_path):
@@ -71,18 +93,25 @@ def test_descriptions_are_the_first_paragraph_without_the_label():
     assert check_function("test_m.py::Test::test_x") == "test_x"
 
 
-def test_drift_names_each_mutant_whose_signature_moved():
-    def sig(name, *checks):
-        return MutantSignature(name=name, file=f"mutants/{name}.py", held_in=True, sha256="0", description=name,
-                               signature=list(checks))
+def sig(name, *checks, flavor=Flavor.CPU):
+    return MutantSignature(name=name, file=f"mutants/{name}.py", held_in=True, sha256="0", description=name,
+                           signatures={flavor: list(checks)})
 
-    rec = MistakeRecord(exercise="t", exercise_fingerprint="f", reference_sha256="r", checks=["a", "b"],
+
+def failing(*checks: str) -> Signature:
+    """A signature of wrong answers on ``checks`` (how a format-1 list of names reads)."""
+    return Signature(lost={c: Lost(how=Loss.FAILED) for c in checks})
+
+
+def test_drift_names_each_mutant_whose_signature_moved():
+    rec = MistakeRecord(exercise="t", exercise_fingerprint="f", reference_sha256="r", checks={Flavor.CPU: ["a", "b"]},
                         mutants=[sig("m", "a"), sig("n", "b")])
     assert drift(rec, [sig("m", "a"), sig("n", "b")]) == []
     assert drift(rec, [sig("m", "b"), sig("new", "a")]) == [
         f"m: signature differs from {RECORD_NAME}: now also fails b; no longer fails a", f"new: not in {RECORD_NAME}"]
-    assert drift(None, [sig("m", "a")]) == [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"]
-    timed_out = sig("m", "a").model_copy(update={"signature": Signature(lost={"a": Lost(how=Loss.TIMEOUT)})})
+    assert drift(None, [sig("m", "a")], exercise="t") == [
+        f"no {RECORD_NAME}: run `grader validate t --more --record` to write one"]
+    timed_out = sig("m", "a").model_copy(update={"signatures": {Flavor.CPU: Signature(lost={"a": Lost(how=Loss.TIMEOUT)})}})
     assert drift(rec, [timed_out, sig("n", "b")]) == [
         f"m: signature differs from {RECORD_NAME}: loses differently a (failed -> timeout)"]
     old = rec.model_copy(update={"schema_version": 1})
@@ -109,6 +138,64 @@ def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_tell
                                    "test_sdpa": Lost(how=Loss.FORBIDDEN, detail="torch.x")}
 
 
+def test_a_gpu_validation_is_compared_with_the_cuda_record_only():
+    both = MistakeRecord(exercise="t", exercise_fingerprint="f", reference_sha256="r",
+                         checks={Flavor.CPU: ["a"], Flavor.CUDA: ["a", "gpu"]},
+                         mutants=[MutantSignature(name="m", file="mutants/m.py", held_in=True, sha256="0",
+                                                  description="m", signatures={Flavor.CPU: ["a"],
+                                                                               Flavor.CUDA: ["a", "gpu"]})])
+    assert drift(both, [sig("m", "a", "gpu", flavor=Flavor.CUDA)], Flavor.CUDA) == []
+    assert drift(both, [sig("m", "a", flavor=Flavor.CUDA)], Flavor.CUDA) == [
+        f"m: signature differs from {RECORD_NAME} (cuda): no longer fails gpu"]
+    cpu_only = MistakeRecord(exercise="t", exercise_fingerprint="f", reference_sha256="r", checks={Flavor.CPU: ["a"]},
+                             mutants=[sig("m", "a")])
+    assert drift(cpu_only, [sig("m", "a", "gpu", flavor=Flavor.CUDA)], Flavor.CUDA, exercise="t") == [
+        f"no cuda record in {RECORD_NAME} (it holds cpu): run `grader validate t --more --record --gpus all` to "
+        "write one"]
+
+
+def test_a_record_from_before_flavours_reads_as_the_cpu_record_and_each_mutant_holds_every_flavour():
+    old = {"schema_version": 1, "exercise": "t", "exercise_fingerprint": "f", "reference_sha256": "r",
+           "checks": ["a"], "mutants": [{"name": "m", "file": "mutants/m.py", "held_in": True, "sha256": "0",
+                                         "description": "m", "signature": ["a"]}]}
+    rec = MistakeRecord.model_validate(old)
+    assert rec.flavors == [Flavor.CPU] and rec.mutants[0].signature(Flavor.CPU) == failing("a")
+    assert rec.mutants[0].signature(Flavor.CUDA) is None
+    assert json.loads(rec.model_dump_json(exclude_none=True))["mutants"][0]["signatures"] == {
+        "cpu": {"lost": {"a": {"how": "failed"}}}}
+    with pytest.raises(ValueError, match="mutant m is recorded for cpu, the record for cpu, cuda"):
+        MistakeRecord(exercise="t", exercise_fingerprint="f", reference_sha256="r",
+                      checks={Flavor.CPU: ["a"], Flavor.CUDA: ["a"]}, mutants=[sig("m", "a")])
+
+
+def test_recording_one_flavour_keeps_the_other_only_while_it_holds(tmp_path):
+    shutil.copytree(TOY, tmp_path / "toy")
+    shutil.copytree(SOLUTIONS, tmp_path / "solutions")
+    ex = load_exercise(tmp_path / "toy")
+    items = corpus(ex, tmp_path / "solutions", more=True)
+    from grader.mistakes import merge_record, sha256_file
+
+    def record(flavor, checks):
+        mutants = [MutantSignature(name=i.name, file=f"mutants/{i.path.name}", held_in=True, sha256=sha256_file(i.path),
+                                   description=i.name, signatures={flavor: checks}) for i in items if i.kind == "mutant"]
+        return MistakeRecord(exercise="toy", exercise_fingerprint=ex.fingerprint,
+                             reference_sha256=sha256_file(items[0].path), checks={flavor: checks}, mutants=mutants)
+
+    cpu, cuda = record(Flavor.CPU, ["test_scale_small"]), record(Flavor.CUDA, ["test_scale_small", "test_gpu"])
+    merged, dropped = merge_record(cuda, cpu, ex, items)
+    assert dropped == [] and merged.flavors == [Flavor.CPU, Flavor.CUDA]
+    assert list(json.loads(merged.model_dump_json())["checks"]) == ["cpu", "cuda"]
+    assert all(m.signature(Flavor.CPU) == failing("test_scale_small")
+               and m.signature(Flavor.CUDA) == failing("test_scale_small", "test_gpu")
+               for m in merged.mutants)
+    (tmp_path / "toy" / "checks" / "test_scale.py").write_text("# changed\n", encoding="utf-8")
+    changed = load_exercise(tmp_path / "toy")
+    merged, dropped = merge_record(record(Flavor.CUDA, ["x"]), cpu, changed, items)
+    assert merged.flavors == [Flavor.CUDA]
+    assert dropped == ["dropped the cpu record (the exercise's checks, probes or exercise.toml changed): write it "
+                       "again with `grader validate toy --more --record`"]
+
+
 def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_points():
     ex = load_exercise(TOY)
     ref = SOLUTIONS / "toy" / "toy.py"
@@ -129,6 +216,20 @@ def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_poi
         build_record(ex, result, ref)
 
 
+def test_no_cuda_record_is_built_from_a_grading_that_skipped_a_check():
+    from grader.reports.model import CheckResult, Status, Visibility
+
+    ex = load_exercise(TOY)
+    ref = SOLUTIONS / "toy" / "toy.py"
+    skipped = CheckResult(id="t.py::test_gpu", name="gpu", status=Status.SKIPPED, score=0, max_score=1,
+                          visibility=Visibility.HIDDEN, message="no GPU in the sandbox")
+    ok = Report(exercise="toy", graded=True, score=1, max_score=1, checks=[skipped])
+    result = ExerciseValidation("toy", [Verdict("reference", ref, ok)])
+    assert build_record(ex, result, ref).flavors == [Flavor.CPU]  # without a GPU, a GPU check skips
+    with pytest.raises(RecordRefused, match="skipped with GPUs given \\(toy.py\\)"):
+        build_record(ex, result, ref, Flavor.CUDA)
+
+
 def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     """End to end on the toy: --record writes the signatures, a later validate warns of drift without
     failing, and grading a mutant in the local sandbox names it; the reference and a variant get nothing."""
@@ -138,14 +239,14 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     r = CliRunner().invoke(main, [*args, "--record"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rec = load_record(load_exercise(toy))
-    assert rec.schema_version == 2
+    assert rec.schema_version == 3 and rec.flavors == [Flavor.CPU]
     failed, mul = Lost(how=Loss.FAILED), Lost(how=Loss.FORBIDDEN, detail="torch.mul")
-    assert {m.name: m.signature.lost for m in rec.mutants} == {  # uses_mul loses its credit to the forbidden API
+    assert {m.name: m.signature(Flavor.CPU).lost for m in rec.mutants} == {  # uses_mul loses its credit to the forbidden API
         "uses_mul": {"test_scale_property": mul, "test_scale_small": mul},
         "wrong_for_long": {"test_scale_property": failed}}
 
     narrower = Signature(lost={"test_scale_small": mul})
-    tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signature": narrower}),
+    tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signatures": {Flavor.CPU: narrower}}),
                                                   rec.mutants[1]]})
     (toy / RECORD_NAME).write_text(tampered.model_dump_json())
     r = CliRunner().invoke(main, args, catch_exceptions=False)

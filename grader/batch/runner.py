@@ -23,7 +23,7 @@ from grader.evidence.signing import Seal
 from grader.exercise import Exercise
 from grader.grading import is_untouched_stub
 from grader.reports.model import Report
-from grader.sandbox.gpu import plan_gpus
+from grader.sandbox.gpu import gpu_request
 from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
 from grader.sandbox.oci_runtime import resolve_runtime
 
@@ -190,7 +190,7 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
 
 
 def _num_gpus(ex: Exercise, gpus: str | None) -> float:
-    request = plan_gpus(ex.config.exercise.gpu, gpus).request
+    request, _ = gpu_request(ex.config.exercise.gpu, gpus)
     if request is None:
         return 0
     return len(request.device_ids) or max(request.count, 1)

@@ -1,7 +1,8 @@
 """What ``grader validate`` says about an exercise's mistake record (``mistakes.json``) after grading it.
 
-With ``--record`` it writes the record from what it just observed. Without, it compares
-the two and prints the differences as warnings, never as a failure: CI validates under
+With ``--record`` it writes the record of the flavour it graded (``cuda`` with ``--gpus``,
+else ``cpu``) from what it just observed. Without, it compares the two and prints the
+differences as warnings, never as a failure: CI validates under
 load, where a mutant that times out once would fail a strict comparison for no fault of
 the exercise. The test that keeps records current compares file hashes, which load cannot move.
 """
@@ -15,7 +16,9 @@ from rich.console import Console
 from grader.corpus import CorpusFile, corpus
 from grader.errors import GraderError
 from grader.exercise import Exercise, load_exercise
-from grader.mistakes import RECORD_NAME, RecordRefused, build_record, drift, load_record, mutant_signature, write_record
+from grader.mistakes import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
+                             mutant_signature, write_record)
+from grader.sandbox.flavor import Flavor
 from grader.untrusted import in_markup
 from grader.validation import ExerciseValidation
 
@@ -34,21 +37,26 @@ def exercises_by_name(specs) -> dict[str, Exercise]:
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,
-                  record: bool) -> None:
+                  record: bool, flavor: Flavor = Flavor.CPU) -> None:
     name = in_markup(ex.name)
-    reference = corpus(ex, solutions_dir)[0].path
+    items = corpus(ex, solutions_dir, more=True)
+    reference = items[0].path
     if record:
         try:
-            path = write_record(ex, build_record(ex, result, reference))
+            fresh = build_record(ex, result, reference, flavor)
         except RecordRefused as e:
             console.print(f"[yellow]{name}: {RECORD_NAME} not written: {in_markup(e)}[/]", soft_wrap=True)
             return
-        console.print(f"{name}: wrote {in_markup(path)}", soft_wrap=True)
+        merged, dropped = merge_record(fresh, load_record(ex), ex, items)
+        path = write_record(ex, merged)
+        console.print(f"{name}: wrote the {flavor.value} record to {in_markup(path)}", soft_wrap=True)
+        for line in dropped:
+            console.print(f"[yellow]warning: {name}: {in_markup(line)}[/]", soft_wrap=True)
         return
     stored = load_record(ex)
-    observed = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report) for v in result.verdicts
+    observed = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report, flavor) for v in result.verdicts
                 if v.kind == "mutant" and v.report.graded]
-    lines = drift(stored, observed)
+    lines = drift(stored, observed, flavor, exercise=ex.name)
     if stored is not None and not stored.current_for(ex):
         lines.insert(0, f"{RECORD_NAME} was recorded on other checks (fingerprint differs): "
                         "gradings give no diagnosis until `grader validate --more --record` is run")

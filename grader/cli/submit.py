@@ -57,8 +57,7 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
     from grader.sandbox.choice import choose_sandbox
-    from grader.sandbox.flavor import flavor_for
-    from grader.sandbox.gpu import plan_gpus
+    from grader.sandbox.gpu import gpu_request
 
     check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
     if bundle_dir is not None:
@@ -69,7 +68,8 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     target = resolve_target(exercise, submission, cwd=cwd)
     console, err = Console(), Console(stderr=True, highlight=False)
     timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count
-    choice = choose_sandbox(sandbox, flavor=flavor_for(plan_gpus(target.exercise.config.exercise.gpu, gpus).request))
+    request, _ = gpu_request(target.exercise.config.exercise.gpu, gpus)  # a required exercise without --gpus: exit 2
+    choice = choose_sandbox(sandbox, gpu=request)  # GPUs with auto: Docker's CUDA image, or not graded (exit 3)
     if choice.note:
         err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
     if choice.kind == "docker":

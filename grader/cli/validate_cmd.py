@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from grader.errors import EXIT_INFRA, EXIT_INVALID
+from grader.errors import EXIT_INFRA, EXIT_INVALID, UsageError
 from grader.cli.options import gpus_option, runtime_option
 
 
@@ -33,8 +33,9 @@ from grader.cli.options import gpus_option, runtime_option
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="With --mutation: write every mutant's outcome to this JSON file.")
 @click.option("--record", is_flag=True, help="Write each exercise's mutant signatures to exercises/<name>/mistakes.json "
-              "(what diagnosis matches gradings against); without it, differences from the record are warnings.")
-@gpus_option("each grading (checks marked gpu run instead of skipping)")
+              "(what diagnosis matches gradings against), as the cuda record with --gpus, else the cpu one; without "
+              "it, differences from the record are warnings.")
+@gpus_option("each grading (every check must run: one skipped fails the file; compared with the cuda record)")
 @runtime_option()
 def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record, mutation, max_mutants, min_score,
              json_path, gpus, runtime):
@@ -42,7 +43,9 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
 
     The reference and every variant earn full marks, the untouched stub earns zero,
     and every mutant loses points. Exits 4 naming the exercise and the file or check
-    when one does not, 3 when a grading could not be graded.
+    when one does not, 3 when a grading could not be graded. With --gpus every check must
+    run; without, an exercise that needs a GPU is NOT VALIDATED (said, not graded), and
+    naming one is a usage error (exit 2).
     """
     from rich.console import Console
     from grader.untrusted import in_markup
@@ -57,6 +60,16 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                                "not with --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
+    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
+    from grader.exercise import GpuPolicy
+
+    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
+    required = [name for name, ex in loaded.items() if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
+    if exercises and required and not gpus:  # named, as `grader submit NAME` without --gpus: exit 2 naming the GPU
+        raise UsageError(f"{', '.join(required)} need{'s' if len(required) == 1 else ''} a GPU "
+                         "(gpu = \"required\") and none was requested: validated only with --gpus.",
+                         hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
+                              "GPU (--sandbox local uses this machine's own torch).")
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
@@ -71,17 +84,23 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
     if mutation:
         from grader.mutation.command import run_mutation
 
-        sys.exit(run_mutation(console, list(exercises or all_exercise_names()), sandbox=sandbox, jobs=jobs, seed=seed,
+        names = list(exercises or all_exercise_names())
+        if not gpus and required:  # all exercises, without a GPU: those that need one are said, not graded
+            console.print(f"[bold yellow]not scored (they need a GPU, --gpus): {in_markup(', '.join(required))}[/]",
+                          soft_wrap=True)
+            names = [n for n in names if n not in required]
+        sys.exit(run_mutation(console, names, sandbox=sandbox, jobs=jobs, seed=seed,
                               solutions_dir=solutions_dir or SOLUTIONS_DIR, max_mutants=max_mutants,
                               json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
-    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
-
-    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
     results = []
     for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
                                      solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
                                      gpus=gpus, parity="local" if parity else None):
         results.append(result)
+        if result.not_validated is not None:
+            console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: {in_markup(result.not_validated)}",
+                          soft_wrap=True)
+            continue
         table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")
         for column in ("file", "kind", "score", "verdict"):
@@ -103,9 +122,19 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
         for check, mutants in result.catches().items():
             catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
         console.print(catches)
+        skipped = result.skipped_checks()
+        if skipped and not gpus:
+            console.print(f"[yellow]{in_markup(result.exercise)}: {len(skipped)} GPU check(s) not validated here "
+                          f"(skipped without --gpus): {in_markup(', '.join(skipped))}; on a machine with an NVIDIA GPU "
+                          f"run `grader validate {in_markup(result.exercise)} --gpus all`[/]", soft_wrap=True)
         if result.exercise in loaded:
-            note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record)
-    bad = [r for r in results if not r.ok]
+            note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record,
+                          flavor=result.flavor)
+    unproved = [r.exercise for r in results if r.not_validated is not None]
+    if unproved:
+        console.print(f"[bold yellow]not validated (they need a GPU): {in_markup(', '.join(unproved))}[/]; every other "
+                      "exercise named was graded", soft_wrap=True)
+    bad = [r for r in results if not r.ok and r.not_validated is None]
     for r in bad:
         for v in r.verdicts:
             if not v.ok:

@@ -17,6 +17,8 @@ The rule, chosen so that a wrong name is rarer than a missing one:
   says nothing). The match is |checks both lost the same way| / |F ∪ S|: it falls for failures the
   mutant does not explain, for checks the mutant fails that this file passes, and for a check both lost
   in different ways (a timeout is not a wrong answer; a NotImplementedError is not a shape error).
+  S is taken from the record of the grading's own flavour (``cuda`` for a grading given GPUs, else
+  ``cpu``); a record without that flavour names nothing.
 * The mutants at the best similarity are named when it is at least :data:`MIN_SIMILARITY`:
   all of them when they tie (mistakes no check tells apart), at most :data:`MAX_NAMED`, the
   held-in ones (``mutants/``, the curated set CI grades) first, then by name. Several names
@@ -45,7 +47,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.mistakes import Loss, MistakeRecord, Signature, check_function, counted_checks, losses
+from grader.mistakes import Loss, MistakeRecord, Signature, check_function, counted_checks, flavor_of, losses
+from grader.sandbox.flavor import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
 #: The least similarity between a grading's losses and a signature that names the mutant.
@@ -63,11 +66,12 @@ class Match:
     similarity: float
 
 
-def matches(lost: Signature, counted: set[str], record: MistakeRecord) -> list[Match]:
-    """Every mutant's similarity to ``lost``, best first (held-in before more_mutants/, then by name)."""
+def matches(lost: Signature, counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
+    """Every mutant's similarity to ``lost`` in ``flavor``'s record, best first (held-in before more_mutants/,
+    then by name)."""
     out = []
     for m in record.mutants:
-        sig = m.signature.within(counted)
+        sig = (m.signature(flavor) or Signature()).within(counted)
         if not sig.lost:
             continue
         both = lost.same_way(sig)
@@ -75,11 +79,11 @@ def matches(lost: Signature, counted: set[str], record: MistakeRecord) -> list[M
     return sorted(out, key=lambda x: (-x.similarity, not x.held_in, x.mutant))
 
 
-def nearest(lost: Signature, counted: set[str], record: MistakeRecord) -> list[Match]:
+def nearest(lost: Signature, counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
     """The mutants the rule above names for ``lost`` (empty: none matches well)."""
-    if not lost.lost:
+    if not lost.lost or flavor not in record.checks:
         return []
-    ranked = matches(lost, counted, record)
+    ranked = matches(lost, counted, record, flavor)
     if not ranked or ranked[0].similarity < MIN_SIMILARITY:
         return []
     best = [m for m in ranked if m.similarity >= ranked[0].similarity - 1e-9]
@@ -100,9 +104,10 @@ def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, 
     if record is not None and record.exercise_fingerprint == fingerprint:
         counted = set(counted_checks(report))
         by_name = {m.name: m for m in record.mutants}
-        for match in nearest(lost, counted, record):
+        flavor = flavor_of(report)
+        for match in nearest(lost, counted, record, flavor):
             mutant = by_name[match.mutant]
-            involved = lost.checks | mutant.signature.within(counted).checks
+            involved = lost.checks | (mutant.signature(flavor) or Signature()).within(counted).checks
             out.append(Diagnosis(mutant=match.mutant, description=mutant.description, matched=match.matched,
                                  failed=len(lost.lost), signature=match.signature, answers_only=answers_only,
                                  candidate_visible=candidates and not (involved & hidden)))

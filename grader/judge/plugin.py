@@ -33,7 +33,7 @@ import pytest
 from pydantic import ValidationError
 
 from grader.errors import GraderError
-from grader.exercise import Exercise, load_exercise
+from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
 from grader.judge.calls import CandidateError, CheckSandbox
 from grader.judge.outcomes import classify, root
@@ -61,6 +61,8 @@ def pytest_addoption(parser):
     group.addoption("--grader-image", help="runtime image (docker sandbox)")
     group.addoption("--grader-runtime", help="OCI runtime for the docker sandbox: runc (default) or runsc")
     group.addoption("--grader-gpus", help="GPU request, as for `grader submit --gpus`")
+    group.addoption("--grader-local-gpu-env", help="local sandbox with a GPU: the environment its plan passes on, "
+                    "as JSON (default: planned here, from what this machine's torch sees)")
     group.addoption("--grader-id", help="grading id used to label containers")
 
 
@@ -135,17 +137,20 @@ class GraderPlugin:
         from grader.sandbox.gpu import parse_gpus
 
         gpus = config.getoption("grader_gpus")
+        self.gpus_requested = bool(gpus)
         self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
         self.box = None
         self.sandbox_info: dict = {}
         if config.option.collectonly:
             return  # counting checks (`grader list`) runs no candidate code: no sandbox to open
         try:
+            kind = config.getoption("grader_sandbox")
             self.box, self.sandbox_info = open_sandbox(
-                config.getoption("grader_sandbox"), exercise=self.exercise, submission=submission,
+                kind, exercise=self.exercise, submission=submission,
                 workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
                 gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"),
-                runtime=config.getoption("grader_runtime"))
+                runtime=config.getoption("grader_runtime"),
+                local_gpu=_local_gpu(config, self.exercise) if gpus and kind == "local" else None)
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
@@ -210,13 +215,16 @@ class GraderPlugin:
         self.current = None
         gpu = item.get_closest_marker("gpu") is not None
         self.phases[item.nodeid] = {"start": time.perf_counter(), "gpu": gpu}
-        if gpu and self.box is not None:
+        policy = self.exercise.config.exercise.gpu
+        # A GPU asked for, or needed, is checked before the first check that could use it: never a quiet skip.
+        needs = gpu or policy is GpuPolicy.REQUIRED or self.gpus_requested
+        if self.box is not None and needs:
             from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
                 self.box.ensure_started()
                 hello = self.box.hello  # validated when it arrived (grader.sandbox.selfreport)
-                reason = gpu_skip_reason(self.exercise.config.exercise.gpu, hello.gpus,
+                reason = gpu_skip_reason(policy, hello.gpus, requested=self.gpus_requested,
                                          cuda_version=_text(hello.cuda_version), torch_version=_text(hello.torch))
             except (GraderError, SandboxStartError) as e:
                 self._infra(str(e))
@@ -293,6 +301,23 @@ class GraderPlugin:
             self.box.close()
         self._workdir.cleanup()
         self._emit({"event": "finished"})
+
+
+def _local_gpu(config, exercise: Exercise):
+    """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
+    bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
+    from grader.sandbox.gpu import LocalGpuSetup, parse_gpus, plan_gpus
+
+    given = config.getoption("grader_local_gpu_env")
+    if given:
+        env = json.loads(given)
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise pytest.UsageError("--grader-local-gpu-env must be a JSON object of strings")
+        return LocalGpuSetup(env=env)
+    from grader.sandbox.gpu_probe import local_capabilities
+
+    return plan_gpus(exercise.config.exercise.gpu, parse_gpus(config.getoption("grader_gpus")),
+                     local_capabilities()).local
 
 
 def visible_first(items: list, specs: dict[str, CheckSpec]) -> list:

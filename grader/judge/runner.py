@@ -48,7 +48,7 @@ class JudgeRun:
 
 def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
                 grading_id: str, gpus: str | None = None, image: str | None = None,
-                runtime: str | None = None) -> list[str]:
+                runtime: str | None = None, local_gpu_env: dict[str, str] | None = None) -> list[str]:
     """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge."""
     args = [
         str(exercise.checks_dir),
@@ -62,6 +62,8 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
     ]
     if gpus:
         args += ["--grader-gpus", gpus]
+    if local_gpu_env is not None:
+        args += ["--grader-local-gpu-env", json.dumps(local_gpu_env)]
     if image:
         args += ["--grader-image", image]
     if runtime:
@@ -76,7 +78,7 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
                gpus: str | None = None, image: str | None = None, runtime: str | None = None,
-               extra_args: tuple[str, ...] = (), timeout: float | None = None,
+               local_gpu_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (), timeout: float | None = None,
                on_event: Callable[[live.JudgeEvent], None] | None = None) -> JudgeRun:
     """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
     ``timeout`` defaults to the exercise's grading deadline; ``on_event`` hears the events as they come."""
@@ -84,7 +86,8 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
         args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
-                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime) + list(extra_args)
+                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime,
+                           local_gpu_env=local_gpu_env) + list(extra_args)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:

@@ -149,6 +149,9 @@ class Environment(_Model):
     sandbox_gpus: int | None = Field(default=None, description="GPUs the sandbox's torch saw")
     cuda_version: str | None = Field(default=None, description="torch.version.cuda in the sandbox; None: a CPU build")
     oci_runtime: str | None = Field(default=None, description="runc or runsc (gVisor); None outside Docker")
+    local_gpu_env: dict[str, str] | None = Field(
+        default=None, description="local sandbox with a GPU: what its plan passed on to the worker (CUDA_VISIBLE_DEVICES, "
+                                  "CUDA_DEVICE_ORDER, LD_LIBRARY_PATH); its memory limit was the resident-memory watchdog")
 
 
 class Timing(_Model):

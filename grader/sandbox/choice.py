@@ -4,6 +4,12 @@ A candidate practising on a laptop may have no Docker at all; ``auto`` then
 grades with the local sandbox and says so in one line, because that sandbox is
 not isolated. An explicit kind never falls back: ``docker`` without an engine
 is "not graded, rerun", which is what batch grading (always ``docker``) needs.
+
+A grading that asks for GPUs never falls back either, not even with ``auto``: it
+runs in Docker's CUDA image, or it is "not graded" saying what is missing (the
+GPU itself first, then the engine, then ``grader sandbox build --cuda``) and that
+``--sandbox local`` grades on this machine's own torch and GPU, not isolated.
+Isolation changes only when the user says so.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from dataclasses import dataclass
 
 from grader.errors import InfraError, UsageError
 from grader.sandbox.flavor import SPECS, Flavor
+from grader.sandbox.gpu import GpuRequest
 
 REQUESTS = ("auto", "docker", "local")
 
@@ -24,14 +31,19 @@ class SandboxChoice:
     note: str | None = None  # one line for the report when ``auto`` fell back
 
 
-def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor = Flavor.CPU) -> SandboxChoice:
-    """Resolve ``requested`` once per grading; only ``auto`` looks at the machine (never raises for it).
+def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor = Flavor.CPU,
+                   gpu: GpuRequest | None = None) -> SandboxChoice:
+    """Resolve ``requested`` once per grading; only ``auto`` looks at the machine.
 
-    ``flavor``: the runtime image the grading would use (CUDA when it asks for GPUs)."""
+    ``flavor``: the runtime image the grading would use (CUDA when it asks for GPUs); ``gpu``:
+    the request itself. ``auto`` never raises for a CPU grading; for a GPU grading it is Docker
+    or an ``InfraError`` (module docstring)."""
     if requested not in REQUESTS:
         raise UsageError(f"Unknown sandbox {requested!r}: choose one of {', '.join(REQUESTS)}.")
     if requested != "auto":
         return SandboxChoice(requested)
+    if gpu is not None or flavor is Flavor.CUDA:
+        return _docker_with_gpus(gpu or GpuRequest(count=-1), image)
     from grader.sandbox import engine
 
     if not engine.engine_available():
@@ -44,6 +56,15 @@ def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor =
     if missing is not None:
         return _local(f"The sandbox image {missing} is not built: {_FALLBACK} "
                       f"Run `grader sandbox build{SPECS[flavor].build_flag}` to grade in Docker.")
+    return SandboxChoice("docker")
+
+
+def _docker_with_gpus(gpu: GpuRequest, image: str | None) -> SandboxChoice:
+    """``auto`` for a GPU grading: Docker when it can give one, else the refusal (never the local sandbox)."""
+    from grader.sandbox.gpu import refuse_docker
+    from grader.sandbox.gpu_probe import measure_docker
+
+    refuse_docker(gpu, measure_docker(image), auto=True)
     return SandboxChoice("docker")
 
 

@@ -14,15 +14,19 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise
 from grader.sandbox.client import Sandbox
 from grader.sandbox.flavor import Flavor, flavor_for
-from grader.sandbox.gpu import GpuRequest
+from grader.sandbox.gpu import GpuRequest, LocalGpuSetup
 from grader.sandbox.staging import stage
 
 KINDS = ("docker", "local")
 
 
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
-                 gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None):
-    """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report."""
+                 gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
+                 local_gpu: LocalGpuSetup | None = None):
+    """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report.
+
+    ``local_gpu``: the local sandbox's set-up for a GPU grading (from ``plan_gpus``); a local sandbox asked
+    for ``gpu`` without one is refused, never opened without the GPU."""
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
@@ -32,8 +36,10 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     if kind == "local":
         from grader.sandbox.local_backend import local_starter, plan_rlimits
 
-        plan = plan_rlimits(limits)
-        start = local_starter(staged, forbidden, limits, plan, kernels)
+        if gpu is not None and local_gpu is None:
+            raise InfraError(f"--gpus {gpu} asked for a GPU, and the local sandbox was given no plan for one.")
+        plan = plan_rlimits(limits, gpu=local_gpu is not None)
+        start = local_starter(staged, forbidden, limits, plan, kernels, gpu=local_gpu)
         info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
         sweep = None  # a local worker is a process group, killed whole by its own close
     else:

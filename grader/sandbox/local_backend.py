@@ -5,6 +5,12 @@ CPU time, file size, open files) and the grader's wall-clock deadlines, but the
 candidate's code runs as you, with your files and network. It says so on every
 report it produces, and names each limit it could not put in force.
 
+It can give the worker a GPU (``--gpus``, with a CUDA build of torch): the plan
+(:func:`grader.sandbox.gpu.plan_gpus`) names the environment passed on, and the
+address-space limit, which CUDA cannot start under, gives way to a watchdog on
+resident memory (:mod:`grader.sandbox.memory_watch`). A grading without a GPU hides
+every device from the worker (``CUDA_VISIBLE_DEVICES=""``), as Docker gives none.
+
 It runs wherever Python does: the worker applies its own rlimits (no fork
 hook), a thread reads its stdout (no ``select`` on pipes, which Windows lacks),
 and :mod:`grader.processes` starts and kills its process group.
@@ -25,30 +31,39 @@ from dataclasses import dataclass, field
 
 from grader import processes
 from grader.exercise import Limits
+from grader.sandbox import memory_watch
 from grader.sandbox.client import Transport
+from grader.sandbox.gpu import LocalGpuSetup
 from grader.sandbox.staging import Staged, worker_argv
+
+#: The name a GPU grading's memory limit goes by in a plan and a report (it is no rlimit).
+WATCHDOG = "resident-memory watchdog"
 
 NOT_ISOLATED = ("graded with the local sandbox: candidate code ran as your user, "
                 "with your files and network (not isolated); use --sandbox docker for isolation")
 
 #: What each limit means to a reader of the report.
 LIMIT_WORDS = {"RLIMIT_AS": "memory", "RLIMIT_CPU": "CPU time", "RLIMIT_FSIZE": "file size",
-               "RLIMIT_NOFILE": "open files"}
+               "RLIMIT_NOFILE": "open files", WATCHDOG: "memory"}
 
 _CHUNK = 64 * 1024
 _QUEUED_CHUNKS = 64  # at most 4 MiB read ahead of the judge; then the worker's writes block
 
 
-def rlimits_for(limits: Limits) -> dict[str, tuple[int, int]]:
-    """The resource limits the local sandbox applies, by ``resource.RLIMIT_*`` name."""
+def rlimits_for(limits: Limits, *, gpu: bool = False) -> dict[str, tuple[int, int]]:
+    """The resource limits the local sandbox applies, by ``resource.RLIMIT_*`` name. A GPU grading has no
+    address-space limit (CUDA cannot start under one): its memory is held by the watchdog instead."""
     mb = 1024 * 1024
-    return {
+    out = {
         # torch maps far more address space than it touches; allow 4x the memory budget.
         "RLIMIT_AS": (limits.memory_mb * 4 * mb, limits.memory_mb * 4 * mb),
         "RLIMIT_CPU": (int(limits.grading_timeout_s) + 1, int(limits.grading_timeout_s) + 1),
         "RLIMIT_FSIZE": (limits.fsize_mb * mb, limits.fsize_mb * mb),
         "RLIMIT_NOFILE": (limits.nofile, limits.nofile),
     }
+    if gpu:
+        del out["RLIMIT_AS"]
+    return out
 
 
 @dataclass(frozen=True)
@@ -56,25 +71,34 @@ class RlimitPlan:
     """The limits this platform can put in force, and why the others cannot be."""
 
     wanted: dict[str, tuple[int, int]] = field(default_factory=dict)
-    unavailable: dict[str, str] = field(default_factory=dict)  # RLIMIT_* name -> reason in plain words
+    unavailable: dict[str, str] = field(default_factory=dict)  # RLIMIT_* name (or WATCHDOG) -> reason in plain words
+    watch_mb: int | None = None  # a GPU grading: the resident-memory watchdog's limit, in MB
 
 
-def plan_rlimits(limits: Limits) -> RlimitPlan:
-    """Split :func:`rlimits_for` into what to ask the worker for and what this platform lacks."""
+def plan_rlimits(limits: Limits, *, gpu: bool = False) -> RlimitPlan:
+    """Split :func:`rlimits_for` into what to ask the worker for and what this platform lacks; for a GPU
+    grading (``gpu``), the memory limit is the watchdog's, where this platform has one."""
+    watch_mb, missing = None, {}
+    if gpu:
+        why = memory_watch.unavailable()
+        if why is None:
+            watch_mb = limits.memory_mb
+        else:
+            missing[WATCHDOG] = why
     try:
         import resource
     except ImportError:
         reason = "this platform has no `resource` module (Windows)"
-        return RlimitPlan({}, {name: reason for name in rlimits_for(limits)})
-    wanted, unavailable = {}, {}
-    for name, value in rlimits_for(limits).items():
+        return RlimitPlan({}, {**missing, **{name: reason for name in rlimits_for(limits, gpu=gpu)}}, watch_mb)
+    wanted, unavailable = {}, dict(missing)
+    for name, value in rlimits_for(limits, gpu=gpu).items():
         if not hasattr(resource, name):
             unavailable[name] = f"this platform's `resource` module has no {name}"
         elif name == "RLIMIT_AS" and sys.platform == "darwin":
             unavailable[name] = "macOS does not enforce an address-space limit"
         else:
             wanted[name] = value
-    return RlimitPlan(wanted, unavailable)
+    return RlimitPlan(wanted, unavailable, watch_mb)
 
 
 def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -> list[str]:
@@ -88,9 +112,11 @@ def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -
 class LocalTransport(Transport):
     """A worker subprocess; a daemon thread moves its stdout into a queue the judge reads with a deadline."""
 
-    def __init__(self, proc: subprocess.Popen, workdir: tempfile.TemporaryDirectory):
+    def __init__(self, proc: subprocess.Popen, workdir: tempfile.TemporaryDirectory,
+                 watch: memory_watch.MemoryWatch | None = None):
         self.proc = proc
         self._workdir = workdir
+        self._watch = watch
         self._chunks: queue.Queue[bytes] = queue.Queue(_QUEUED_CHUNKS)
         self._pending = b""
         self._eof = False
@@ -147,6 +173,8 @@ class LocalTransport(Transport):
             code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "the worker stopped answering"
+        if self._watch is not None and self._watch.reason():
+            return self._watch.reason()
         if code < 0:
             try:
                 return f"killed by signal {signal.Signals(-code).name}"
@@ -156,6 +184,8 @@ class LocalTransport(Transport):
 
     def close(self) -> None:
         self._closing.set()
+        if self._watch is not None:
+            self._watch.stop()
         if self.proc.poll() is None:
             processes.kill_group(self.proc)
         self.proc.wait()
@@ -167,29 +197,45 @@ class LocalTransport(Transport):
         self._workdir.cleanup()
 
 
+def worker_environment(workdir: str, staged: Staged, limits: Limits, gpu: LocalGpuSetup | None) -> dict[str, str]:
+    """The worker's whole environment: nothing of the grader's but ``PATH`` (and what a GPU needs, when given one)."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "PYTHONPATH": str(staged.lib),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
+        "CUDA_VISIBLE_DEVICES": "",  # no GPU unless the plan gives one, as Docker gives none without a request
+    }
+    if gpu is not None:
+        env.update(gpu.env)
+    if "SYSTEMROOT" in os.environ:  # Windows: Python cannot start without it
+        env["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
+    return env
+
+
 def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None,
-                  kernels: dict[str, list[str]] | None = None):
-    """A function that starts one local worker per call (the Sandbox calls it again after a crash)."""
+                  kernels: dict[str, list[str]] | None = None, gpu: LocalGpuSetup | None = None):
+    """A function that starts one local worker per call (the Sandbox calls it again after a crash).
+    ``gpu``: the plan's set-up for a GPU grading (``plan`` must then be ``plan_rlimits(limits, gpu=True)``)."""
     if plan is None:
-        plan = plan_rlimits(limits)
+        plan = plan_rlimits(limits, gpu=gpu is not None)
+    if gpu is not None and "RLIMIT_AS" in plan.wanted:
+        raise ValueError("a GPU worker cannot start under an address-space limit: plan with plan_rlimits(gpu=True)")
 
     def start() -> LocalTransport:
         workdir = tempfile.TemporaryDirectory(prefix="grader-local-")
-        env = {
-            "PATH": os.environ.get("PATH", os.defpath),
-            "PYTHONPATH": str(staged.lib),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "HOME": workdir.name,
-            "TMPDIR": workdir.name,
-            "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
-        }
-        if "SYSTEMROOT" in os.environ:  # Windows: Python cannot start without it
-            env["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
         proc = subprocess.Popen(
             worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=workdir.name, env=env, **processes.group_popen_kwargs(),
+            cwd=workdir.name, env=worker_environment(workdir.name, staged, limits, gpu),
+            **processes.group_popen_kwargs(),
         )
-        return LocalTransport(proc, workdir)
+        watch = None
+        if plan.watch_mb is not None:
+            watch = memory_watch.MemoryWatch(proc.pid, plan.watch_mb * 1024 * 1024,
+                                             lambda: processes.kill_group(proc)).start()
+        return LocalTransport(proc, workdir, watch)
 
     return start

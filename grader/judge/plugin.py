@@ -61,6 +61,32 @@ def pytest_addoption(parser):
     group.addoption("--grader-runtime", help="OCI runtime for the docker sandbox: runc (default) or runsc")
     group.addoption("--grader-gpus", help="GPU request, as for `grader submit --gpus`")
     group.addoption("--grader-id", help="grading id used to label containers")
+    group.addoption("--grader-fingerprint", help="the exercise's fingerprint as the caller loaded it: refused "
+                                                 "before any conftest or check loads when its files differ")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """The exercise the judge is about to load is the one its caller fingerprinted, or nothing of it loads.
+
+    This runs before pytest imports any ``conftest.py`` or check: the caller hashed the catalog's
+    files, and a folder edited (or swapped) between that and this child re-reading them is refused
+    here, with an "infra" event, so its code never runs in the judge.
+    """
+    options = early_config.known_args_namespace
+    expected = getattr(options, "grader_fingerprint", None)
+    if not expected:
+        return
+    folder = getattr(options, "grader_exercise", None)
+    actual = load_exercise(Path(folder)).fingerprint if folder else None
+    if actual != expected:
+        reason = (f"the exercise's files changed after it was loaded (fingerprint {expected[:12]}, now "
+                  f"{(actual or 'unknown')[:12]}): not graded against them; rerun")
+        events = getattr(options, "grader_events", None)
+        if events:
+            with open(events, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": "infra", "reason": reason}) + "\n")
+        raise pytest.UsageError(reason)
 
 
 def pytest_configure(config):
@@ -325,7 +351,8 @@ def _spec(item, default_visibility: str) -> CheckSpec:
         raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
     try:
         return CheckSpec(id=item.nodeid, name=name, points=float(value), visibility=Visibility(kind),
-                         hint=hint.args[0] if hint else None, documented=bool(doc))
+                         hint=hint.args[0] if hint else None, documented=bool(doc),
+                         gpu=item.get_closest_marker("gpu") is not None)
     except ValidationError as e:  # a hint that is not text, say
         raise pytest.UsageError(f"{item.nodeid}: the check's markers do not make a check spec: {e}") from None
 

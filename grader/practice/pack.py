@@ -27,12 +27,13 @@ DIR_MODE = 0o040755
 MSDOS_DIRECTORY = 0x10
 
 
-def pack_exercise(ex: Exercise, out: Path, *, force: bool = False) -> list[str]:
-    """Write the pack for ``ex`` to ``out`` (atomically); returns the names it holds, in order."""
+def pack_exercise(ex: Exercise, out: Path, *, force: bool = False, candidate: str | None = None) -> list[str]:
+    """Write the pack for ``ex`` to ``out`` (atomically); returns the names it holds, in order. ``candidate``
+    (who it is for) goes into the marker, so that ``grader hand-in`` files the answer under that name."""
     out = Path(out)
     _check_destination(ex, out, force=force)
     files = {f"{ex.name}/{name}": data for name, data in public_contents(ex).items()}
-    files[f"{ex.name}/{MARKER}"] = marker_text(ex, portable=True).encode()
+    files[f"{ex.name}/{MARKER}"] = marker_text(ex, candidate=candidate).encode()
     names = [f"{ex.name}/", *sorted(files)]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:

@@ -151,10 +151,11 @@ def stale_files(record: MistakeRecord, ex: Exercise, items: list[CorpusFile]) ->
     return out + [f"{file} is in the record but not on disk" for file in recorded if file not in on_disk]
 
 
-def drift(record: MistakeRecord | None, observed: list[MutantSignature]) -> list[str]:
-    """How what validate just observed differs from the stored record, one line each (empty: none)."""
+def drift(record: MistakeRecord | None, observed: list[MutantSignature], *, name: str = "NAME") -> list[str]:
+    """How what validate just observed differs from the stored record, one line each (empty: none).
+    ``name`` is the exercise's: the command it suggests validates that one, not the whole catalog."""
     if record is None:
-        return [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"] if observed else []
+        return [f"no {RECORD_NAME}: run `grader validate {name} --more --record` to write one"] if observed else []
     recorded = {m.name: m for m in record.mutants}
     lines = []
     for m in observed:

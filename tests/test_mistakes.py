@@ -81,7 +81,8 @@ def test_drift_names_each_mutant_whose_signature_moved():
     assert drift(rec, [sig("m", "a"), sig("n", "b")]) == []
     assert drift(rec, [sig("m", "b"), sig("new", "a")]) == [
         f"m: signature differs from {RECORD_NAME}: now also fails b; no longer fails a", f"new: not in {RECORD_NAME}"]
-    assert drift(None, [sig("m", "a")]) == [f"no {RECORD_NAME}: run `grader validate --more --record` to write one"]
+    assert drift(None, [sig("m", "a")], name="toy") == [
+        f"no {RECORD_NAME}: run `grader validate toy --more --record` to write one"]
 
 
 def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_points():

@@ -75,7 +75,7 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
             batch.reused += 1
             continue
         job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
-                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}")
+                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}", fingerprint=ex.fingerprint)
         jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)

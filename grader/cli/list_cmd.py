@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from grader.cli.options import exercise_root_option
 from grader.untrusted import shown
 
 #: Columns from which the table has room for topics beside the titles; narrower, `grader show` has them.
@@ -18,8 +19,7 @@ WIDE = 110
 
 
 @click.command("list")
-@click.option("--exercise-root", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="Folder holding exercise folders (default: the grader's exercises/).")
+@exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
 def list_cmd(exercise_root):
     """List the exercises, by level, with your best score at each.
 
@@ -29,12 +29,13 @@ def list_cmd(exercise_root):
     from rich.console import Console
     from rich.text import Text
 
-    from grader.exercise import EXERCISES_DIR
+    from grader.cli.where import authoring
     from grader.practice import history
     from grader.practice.catalog import catalog
 
     console = Console(highlight=False)
-    found = catalog(exercise_root or EXERCISES_DIR)
+    root = authoring(exercise_root, verb="listing").exercises
+    found = catalog(root)
     rows = [_cells(info, history.best_scores().get(info.name)) for info in found.exercises]
     if console.is_terminal:
         console.print(_table(rows, with_topics=console.width >= WIDE))
@@ -44,7 +45,7 @@ def list_cmd(exercise_root):
             click.echo("\t".join(shown(cell, newlines=False) for cell in cells))
         notes = Console(stderr=True, highlight=False)
     if not found.exercises:
-        notes.print(Text(f"No exercises under {exercise_root or EXERCISES_DIR}."))
+        notes.print(Text(f"No exercises under {root}."))
     for info in found.exercises:
         if not info.checks.known:
             notes.print(Text(f"{info.name}: points unknown ({info.checks.problem})"))

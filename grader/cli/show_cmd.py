@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import click
 
+from grader.cli.options import exercise_root_option
+
 
 @click.command("show")
 @click.argument("name")
-def show(name):
+@exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
+def show(name, exercise_root):
     """Show exercise NAME: its facts, then its README."""
     from rich.console import Console
     from rich.markdown import Markdown
     from rich.rule import Rule
     from rich.text import Text
 
-    from grader.exercise import load_exercise
+    from grader.cli.where import authoring
     from grader.practice.catalog import describe
 
-    ex = load_exercise(name)
+    ex = authoring(exercise_root, verb="showing from").resolve(name)
     info = describe(ex)
     console = Console(highlight=False)
     console.print(Text(info.title, style="bold"))

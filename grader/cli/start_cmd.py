@@ -12,11 +12,13 @@ DEFAULT_MINUTES = 45
 
 def _exercise_name(spec: str, *, stopping: bool) -> str:
     """The exercise's own name (the clock's key, as on its reports); a stale clock can be stopped by name."""
-    from grader.exercise import load_exercise
+    from pathlib import Path
+
+    from grader.catalogs import authoring_catalog
     from grader.practice import clock
 
     try:
-        return load_exercise(spec).name
+        return authoring_catalog(Path.cwd()).resolve(spec).name
     except UsageError:
         if stopping and clock.current(spec) is not None:
             return spec  # the exercise is gone, its clock is not: let the candidate stop it

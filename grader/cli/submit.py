@@ -77,12 +77,12 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     ex = target.exercise
     path = resolve_submission(ex, target.submission)
     source = read_submission(path)
-    stub_note = untouched_stub_note(target, hashlib.sha256(source).hexdigest(), cwd=cwd)
+    given_as = target.given or _as_typed(path, cwd)
+    stub_note = untouched_stub_note(target, hashlib.sha256(source).hexdigest(), cwd=cwd, given_as=given_as)
     if stub_note:  # before anything else: nothing below is about the candidate's work
         err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
     for note in ([elsewhere] if elsewhere else []) + target.notes:
         err.print(Text.assemble(("note: ", "bold yellow"), note))
-    given_as = target.given or _as_typed(path, cwd)
     timing = clock.timing_for(ex.name)  # submitted now: the grading's own time does not count
     if alone_reason(ex, source, given_as=given_as) is None:
         choice = _sandbox(sandbox, ex, gpus, err)

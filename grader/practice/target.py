@@ -73,7 +73,7 @@ def _in_workspace(ws: Workspace, submission: Path, catalog: Catalog, *, given: s
     return Target(exercise, submission, ws, ws.notes(exercise), given=given)
 
 
-def untouched_stub_note(target: Target, sha256: str, *, cwd: Path) -> str | None:
+def untouched_stub_note(target: Target, sha256: str, *, cwd: Path, given_as: str) -> str | None:
     """The one line to say first when the file to grade is the exercise's stub byte for byte; ``None`` otherwise.
 
     Its 0 is not a score of theirs, so ``grader submit`` keeps it out of the history. The usual cause is
@@ -92,5 +92,5 @@ def untouched_stub_note(target: Target, sha256: str, *, cwd: Path) -> str | None
                 f"not your work: {shown(str(cwd), newlines=False)} is not inside a workspace for {name}. "
                 f"Nothing is graded or stored. Run `grader submit` inside the folder `grader init {name}` made, "
                 f"or name your file: `grader submit {name} FILE`.")
-    return (f"{shown(target.given or str(target.submission), newlines=False)} is the exercise's stub, unchanged: "
+    return (f"{shown(given_as, newlines=False)} is the exercise's stub, unchanged: "
             "nothing of yours to grade yet, so no check runs and nothing is stored in history.")

@@ -300,8 +300,16 @@ class GraderPlugin:
             result.score = result.max_score
         return result
 
-    def _note_load_error(self, exc: CandidateError, check: str) -> None:
+    def _note_load_error(self, exc: CandidateError | SandboxFailure, check: str) -> None:
         """The import's exception, told once for the report: the checks themselves just say "not run"."""
+        if isinstance(exc, SandboxFailure):  # it never finished: hung past its deadline, or took the sandbox down
+            what = str(exc).split(" ran past ", 1)
+            summary = (f"it never finished importing (it ran past "
+                       f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
+                       str(exc).replace(" while importing the submission", " while importing it"))
+            self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
+            self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+            return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
@@ -373,7 +381,7 @@ def _root(exc):
 
 def _classify(result: CheckResult, excinfo, report) -> None:
     exc = _root(excinfo.value) if excinfo is not None else None
-    if isinstance(exc, CandidateError) and exc.during_import:
+    if isinstance(exc, (CandidateError, SandboxFailure)) and exc.during_import:
         # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
         result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
         return

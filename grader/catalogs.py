@@ -117,10 +117,11 @@ def installed() -> Catalog:
     return Catalog(REPO_ROOT / "exercises", REPO_ROOT / "solutions", "installed")
 
 
-def given(exercise_root: Path, solutions_root: Path | None = None) -> Catalog:
-    """A catalog the user named. Its solutions default to the ``solutions/`` beside it."""
+def given(exercise_root: Path, solutions_root: Path | None = None, *, new: bool = False) -> Catalog:
+    """A catalog the user named. Its solutions default to the ``solutions/`` beside it. ``new``: the folder
+    may not exist yet (``grader new`` makes it)."""
     root = Path(exercise_root)
-    if not root.is_dir():
+    if not root.is_dir() and not (new and not root.exists()):
         raise UsageError(f"--exercise-root {shown(str(root), newlines=False)!r} is not a folder.",
                          hint="Give the folder that holds exercise folders (each with its exercise.toml).")
     solutions = Path(solutions_root) if solutions_root is not None else root.resolve().parent / "solutions"
@@ -147,11 +148,11 @@ def _names_grader(folder: Path) -> bool:
 
 
 def authoring_catalog(cwd: Path | None = None, *, exercise_root: Path | None = None,
-                      solutions_root: Path | None = None) -> Catalog:
+                      solutions_root: Path | None = None, new: bool = False) -> Catalog:
     """For ``new``, ``validate``, ``list``, ``show``, ``init``, ``pack``: the folders named, else the checkout
-    around ``cwd``, else the installed one."""
+    around ``cwd``, else the installed one. ``new``: a named folder may not exist yet."""
     if exercise_root is not None:
-        return given(exercise_root, solutions_root)
+        return given(exercise_root, solutions_root, new=new)
     checkout = find_checkout(cwd or Path.cwd())
     base = installed() if checkout is None or _same(checkout, REPO_ROOT) else Catalog(
         checkout / "exercises", checkout / "solutions", "checkout")

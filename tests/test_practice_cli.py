@@ -149,4 +149,4 @@ def test_show_renders_the_header_and_the_prompt_in_80_columns():
 
 def test_show_an_unknown_exercise_is_usage_exit_2():
     r = invoke("show", "no_such_exercise")
-    assert r.exit_code == 2 and "No exercise at 'no_such_exercise'" in r.output and "Known exercises" in r.output
+    assert r.exit_code == 2 and "No exercise named 'no_such_exercise'" in r.output and "Known exercises" in r.output

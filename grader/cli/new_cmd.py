@@ -31,7 +31,7 @@ def new(name, exercise_root, solutions_root):
     from grader.catalogs import authoring_catalog
     from grader.scaffold import new_exercise
 
-    catalog = authoring_catalog(Path.cwd(), exercise_root=exercise_root, solutions_root=solutions_root)
+    catalog = authoring_catalog(Path.cwd(), exercise_root=exercise_root, solutions_root=solutions_root, new=True)
     console = Console(highlight=False, soft_wrap=True)
     console.print(Text(f"writing into {catalog.describe()}, solutions in {catalog.solutions}"))
     made = new_exercise(name, catalog.exercises, catalog.solutions)

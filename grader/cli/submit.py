@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from grader.cli.options import exercise_root_option, gpus_option, runtime_option
-from grader.errors import EXIT_INFRA
+from grader.errors import EXIT_INFRA, UsageError
 
 SANDBOXES = ("auto", "docker", "local")
 
@@ -73,7 +73,12 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     cwd = Path.cwd()
     console, err = Console(), Console(stderr=True, highlight=False, soft_wrap=True)
     catalog, elsewhere = grading_catalog(cwd, exercise_root=exercise_root)
-    target = resolve_target(exercise, submission, cwd=cwd, catalog=catalog)
+    try:
+        target = resolve_target(exercise, submission, cwd=cwd, catalog=catalog)
+    except UsageError as e:
+        if elsewhere:  # the likely cause: the exercise is in the checkout around this folder
+            e.hint = f"{e.hint} Note: {elsewhere}." if e.hint else f"Note: {elsewhere}."
+        raise
     ex = target.exercise
     path = resolve_submission(ex, target.submission)
     source = read_submission(path)

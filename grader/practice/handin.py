@@ -60,7 +60,12 @@ def candidate_name(ws: Workspace, given: str | None) -> tuple[str, str]:
         return check_candidate_name(given), "--candidate"
     if ws.candidate is not None:
         return check_candidate_name(ws.candidate), f"{ws.marker.name}, as the panel packed it"
-    return check_candidate_name(getpass.getuser()), "your login name; pass --candidate NAME to use another"
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):  # no login name to be found (a container's anonymous user)
+        raise UsageError("No candidate name: the workspace does not name one and there is no login name.",
+                         hint="Pass --candidate NAME (the name the panel gave you).") from None
+    return check_candidate_name(login), "your login name; pass --candidate NAME to use another"
 
 
 def hand_in(ws: Workspace, *, candidate: str | None = None, out: Path | None = None,

@@ -93,7 +93,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
 
         report.warnings.append(NOT_ISOLATED)
     # The trusted decision about what the source reaches for: made here, from the text, before it runs.
-    audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden, filename=given_as)
+    audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden,
+                         filename=ex.config.exercise.submission)
     report.forbidden, report.findings = list(audit.forbidden), list(audit.findings)
 
     with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:

@@ -130,7 +130,8 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     version = f"{env.exercise_version}+{env.exercise_fingerprint[:16]}"
     if version != expected:
         return f"the worker graded exercise version {version}, the batch expects {expected}"
-    if job.sandbox == "docker" and env.oci_runtime != job.runtime:
+    # A file the judge answered alone (the stub, a parse error) ran in no sandbox: it has no runtime to match.
+    if job.sandbox == "docker" and env.sandbox != "none" and env.oci_runtime != job.runtime:
         return f"the worker graded under OCI runtime {env.oci_runtime or '(none)'}, the batch expects {job.runtime}"
     return None
 

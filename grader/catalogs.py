@@ -21,7 +21,6 @@ typed at the root of the checkout still works; any other folder is refused, nami
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -173,12 +172,3 @@ def grading_catalog(cwd: Path | None = None, *, exercise_root: Path | None = Non
     return catalog, (f"grading against {catalog.describe()}, not the checkout around this folder "
                      f"({shown(str(checkout), newlines=False)}); to use its exercises, add "
                      f"--exercise-root {_quoted(checkout / 'exercises')}")
-
-
-def relative(path: Path, cwd: Path | None = None) -> str:
-    """``path`` relative to ``cwd`` where it lies below it (shorter to read and to type), else as it is."""
-    try:
-        return os.path.relpath(path, cwd or Path.cwd()) if Path(path).resolve().is_relative_to(
-            (cwd or Path.cwd()).resolve()) else str(path)
-    except (OSError, ValueError):
-        return str(path)

@@ -179,3 +179,21 @@ def test_the_author_walkthrough_runs_as_written(tmp_path):
     assert (copy / "solutions" / "layer_scale" / "layer_scale.py").is_file()
     assert not (REPO / "exercises" / "layer_scale").exists()  # written into the copy, nowhere else
     assert "layer_scale: ok" in done.stdout and "Exercise:     layer_scale" in done.stdout
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lowercase, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_first_screen_leads_each_audience_to_its_section():
+    """Issue 30.9: the README opened with root/CI set-up, and the candidate section began near line 70."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    anchors = {anchor(line.lstrip("#")) for line in lines if line.startswith("#")}
+    first_screen = "\n".join(lines[:24])
+    for audience, section in [("candidate", "practising-on-your-own-machine-candidates"),
+                              ("panel", "for-panels-handing-out-and-collecting"),
+                              ("author", "writing-an-exercise-authors"),
+                              ("CI", "two-commands-a-fresh-debian-machine-as-root")]:
+        assert f"(#{section})" in first_screen, f"the first screen does not lead a {audience} to #{section}"
+        assert section in anchors, f"no heading makes #{section}"

@@ -23,7 +23,7 @@ from grader.protocol import MAX_FRAME_BYTES
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import shown
 
-#: Where ``grader submit attention`` looks for exercise folders by name.
+#: The checkout this grader was installed from; its ``exercises/`` is the installed catalog (``grader.catalogs``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = REPO_ROOT / "exercises"
 

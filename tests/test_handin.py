@@ -80,6 +80,16 @@ def test_a_candidate_name_a_batch_could_not_use_is_refused(packed_workspace, nam
     assert not list(packed_workspace.glob("*.zip"))
 
 
+def test_a_marker_naming_a_path_as_its_exercise_never_reaches_the_zip(packed_workspace):
+    """The marker is the candidate's file: an exercise of "../../etc" would put entries outside the panel's
+    folder when a careless tool extracts the zip."""
+    marker = packed_workspace / "grader.toml"
+    marker.write_text(marker.read_text().replace('exercise = "toy"', 'exercise = "../../etc"'))
+    r = invoke("hand-in")
+    assert r.exit_code == 2 and "not an exercise name" in r.output
+    assert not list(packed_workspace.glob("*.zip"))
+
+
 def test_outside_a_workspace_hand_in_says_where_to_run_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = invoke("hand-in")

@@ -17,11 +17,13 @@ from __future__ import annotations
 import getpass
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.batch.names import name_problem
 from grader.errors import UsageError
+from grader.exercise import EXERCISE_NAME
 from grader.practice import history
 from grader.practice.pack import reproducible_zip, write_atomically
 from grader.practice.workspace import Workspace
@@ -72,6 +74,9 @@ def hand_in(ws: Workspace, *, candidate: str | None = None, out: Path | None = N
             force: bool = False) -> HandIn:
     """Write the hand-in zip of workspace ``ws`` (default ``<workspace>/<candidate>-<exercise>.zip``)."""
     name, source_of_name = candidate_name(ws, candidate)
+    if not re.fullmatch(EXERCISE_NAME, ws.exercise):  # the marker is the candidate's file: never a path in the zip
+        raise UsageError(f"{ws.marker} names the exercise {shown(ws.exercise, newlines=False)!r}, which is not an "
+                         "exercise name.", hint="Fix or delete it, or run `grader init NAME` again.")
     try:
         answer = read_user_file(ws.submission, limit=MAX_BYTES)
     except Unreadable as e:

@@ -160,7 +160,7 @@ def test_an_untouched_workspace_file_is_not_an_attempt_but_the_first_edit_is(wor
     assert lines[0] == ("warning: toy.py is the exercise's stub, unchanged: nothing of yours to grade yet, so no "
                         "check runs and nothing is stored in history.")
     text = " ".join(r.output.split())
-    assert text.count("The file is the exercise's stub, unchanged") == 1 and "sandbox none" in text, text
+    assert text.count("The submission is the exercise's stub, unchanged") == 1 and "sandbox none" in text, text
     assert history.attempts("toy") == []
     (workspace / "toy.py").write_text(SOLUTION)
     r = invoke("submit", "--sandbox", "local")

@@ -22,7 +22,7 @@ from typing import Literal
 from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
-from grader.reports.model import (FINDING_LABELS, NOT_RUN_BECAUSE, CheckResult, Diagnosis, FollowUp, LoadError, Report,
+from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report,
                                   Status, Timing, Visibility, not_run_message)
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
@@ -112,10 +112,12 @@ class LoadErrorView:
 
     @property
     def headline(self) -> str:
-        if self.found == "stub":
-            return f"{NOT_RUN_BECAUSE['stub'][0].upper()}{NOT_RUN_BECAUSE['stub'][1:]}: nothing of yours was graded"
+        """"The file does not import: <cause> (line N)", or, for a reason that is no import error (the
+        untouched stub; any other reason the judge answers alone for), the reason itself."""
         where = f" (line {self.line})" if self.line else ""
-        return f"The file does not import: {self.summary}{where}"
+        if self.found in ("source", "sandbox"):
+            return f"The file does not import: {self.summary}{where}"
+        return f"{self.summary[:1].upper()}{self.summary[1:]}{where}"
 
     @property
     def checks_line(self) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 
-@click.command("hand-in")
+@click.command("hand-in", short_help="Pack this workspace's answer for the panel, as grader batch reads it.")
 @click.option("--candidate", metavar="NAME", help="The name to file the answer under (default: the one the "
               "panel packed into grader.toml, else your login name).")
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path),

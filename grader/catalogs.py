@@ -43,11 +43,6 @@ class Catalog:
     solutions: Path
     origin: Origin
 
-    @property
-    def checkout(self) -> Path | None:
-        """The checkout these folders belong to (installed or found around the current folder), if any."""
-        return self.exercises.parent if self.origin != "given" else None
-
     def describe(self) -> str:
         where = shown(str(self.exercises), newlines=False)
         return {"installed": f"the installed exercises ({where})",

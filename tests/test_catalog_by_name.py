@@ -126,3 +126,22 @@ def test_a_batch_node_whose_copy_of_the_exercise_differs_refuses_the_job(tmp_pat
     report = grade_job(job)
     assert not report.graded and "differs from the catalog's" in report.not_graded_reason
     assert not marker.exists()
+
+
+def test_a_batch_grades_a_returned_folder_against_the_catalog_and_never_loads_its_files(tmp_path):
+    """The same folder in a panel's SUBMISSIONS: only <candidate>/<exercise>/<file>.py is read."""
+    folder = tmp_path / "submissions" / "ann" / "toy"
+    shutil.copytree(TOY, folder)  # exercise.toml, probes.py, checks/: the candidate's own exercise
+    marker = tmp_path / "CONFTEST-RAN"
+    (folder / "checks" / "conftest.py").write_text(conftest_writing(marker))
+    (folder / "checks" / "test_toy.py").write_text(
+        "import pytest\n\n\n@pytest.mark.points(99)\ndef test_everything():\n    \"\"\"Everything\"\"\"\n")
+    (folder / "toy.py").write_text("def scale(x, factor):\n    return x * 0\n")
+    (folder / "solution.py").unlink()  # toy.py, the name the exercise expects, is the one read anyway
+    r = CliRunner().invoke(main, ["batch", str(tmp_path / "submissions"), "--out", str(tmp_path / "out"),
+                                  "--sandbox", "local", "--jobs", "1", "--exercise-root", str(TOY.parent),
+                                  "--only", "toy"], env={"COLUMNS": "120"})
+    assert r.exit_code == 0, r.output
+    [row] = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert row["max_score"] == 6 and row["score"] < 6  # the catalog's toy, not the folder's 99-point check
+    assert not marker.exists()

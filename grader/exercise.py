@@ -23,7 +23,7 @@ from grader.protocol import MAX_FRAME_BYTES
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import shown
 
-#: Where ``grader submit attention`` looks for exercise folders by name.
+#: The checkout this grader was installed from; its ``exercises/`` is the installed catalog (``grader.catalogs``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = REPO_ROOT / "exercises"
 
@@ -187,16 +187,24 @@ def known_names(root: Path = EXERCISES_DIR) -> list[str]:
 
 
 def load_exercise(spec: str | Path) -> Exercise:
-    """Find an exercise by folder path or by name under ``exercises/``."""
-    path = Path(spec)
-    if not (path / "exercise.toml").is_file():
-        by_name = EXERCISES_DIR / str(spec)
-        if (by_name / "exercise.toml").is_file():
-            path = by_name
-        else:
+    """An exercise folder the caller chose (a ``Path``, or text holding a separator), or a bare name, which is
+    looked up in the installed catalog only: never in the current folder (``grader.catalogs`` says why).
+
+    The command line never passes what a user typed here: it resolves names through
+    :mod:`grader.catalogs`, which accepts a folder only when it is the catalog's own.
+    """
+    text = str(spec)
+    if not isinstance(spec, Path) and re.fullmatch(EXERCISE_NAME, text):
+        path = EXERCISES_DIR / text
+        if not (path / "exercise.toml").is_file():
             raise UnknownExercise(spec, known_names(EXERCISES_DIR),
-                                  what=f"No exercise at {str(spec)!r}: expected a folder holding exercise.toml, "
-                                       f"or the name of one under {EXERCISES_DIR}.")
+                                  what=f"No exercise named {text!r} in {EXERCISES_DIR}.")
+    else:
+        path = Path(spec)
+        if not (path / "exercise.toml").is_file():
+            raise UnknownExercise(spec, known_names(EXERCISES_DIR),
+                                  what=f"No exercise at {shown(text, newlines=False)!r}: expected a folder holding "
+                                       "exercise.toml.")
     toml_path = path / "exercise.toml"
     try:
         raw = tomllib.loads(toml_path.read_text(encoding="utf-8"))

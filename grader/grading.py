@@ -21,10 +21,10 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.annotate import Hindsight
-from grader.judge.audit import SourceAudit, audit_source
+from grader.judge.audit import SourceAudit, audit_source, parse_only
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
-from grader.reports.model import CheckResult, Environment, Report, Status, total
+from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
 from grader.reports.redact import split_params
 from grader.sandbox.choice import SandboxChoice, choose_sandbox
 from grader.sandbox.gpu import GpuPlan, GpuRequest, gpu_request, plan_gpus, version_from_hello as _text
@@ -42,19 +42,35 @@ MAX_SUBMISSION_BYTES = 1024 * 1024
 def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
           sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
-          on_event: Callable[[JudgeEvent], None] | None = None) -> Report:
+          on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
+          given_as: str | None = None, answer_alone: bool = True) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
     sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
     the scorecard names the file (default: its absolute path; a batch gives its place in SUBMISSIONS).
-    ``on_event`` hears the judge's events while it runs (``grader.judge.live``: a progress display)."""
+    ``on_event`` hears the judge's events while it runs (``grader.judge.live``: a progress display).
+
+    ``fingerprint``: the exercise the caller means (the catalog's, a batch driver's): an exercise
+    whose files differ is refused before any check loads. ``given_as``: the file as the user named
+    it, which a parse error names (default: ``shown_path``, else the file's name).
+    ``answer_alone`` (default): a file that does not parse, or is the exercise's stub byte for byte,
+    is answered by the judge alone, without a sandbox (:func:`alone_reason`); ``grader validate``
+    turns it off, since grading the stub for real is how it proves the checks reject it."""
+
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
+    if fingerprint is not None and ex.fingerprint != fingerprint:
+        raise ExerciseChanged(ex, fingerprint)
     path = resolve_submission(ex, submission)
     source = read_submission(path)
     request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)  # a usage error before anything is looked at
     seed = ex.config.checks.seed if seed is None else seed
+    given_as = given_as or shown_path or path.name
+    reason = alone_reason(ex, source, given_as=given_as) if answer_alone else None
+    if reason is not None and request is None:
+        return answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed, gpus=gpus,
+                                      started_at=started_at, t0=t0)
     refusal: InfraError | None = None
     try:
         choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image, gpu=request)
@@ -63,20 +79,20 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         if not isinstance(sandbox, SandboxChoice):  # `auto` grades GPUs in Docker only
             sandbox = SandboxChoice("local" if sandbox == "local" else "docker")
         choice, plan, refusal = sandbox, GpuPlan(request), e
+    if reason is not None and refusal is None:  # GPUs asked for and to be had: the answer is still the judge's alone
+        return answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed, gpus=gpus,
+                                      started_at=started_at, t0=t0)
     sandbox = choice.kind
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
     hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
 
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
-    report.environment = Environment(
-        submission_name=path.name, submission_path=shown_path or str(path.absolute()), submission_sha256=hashlib.sha256(source).hexdigest(),
-        exercise_version=ex.version, exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
-        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus if plan.request else None,
-        oci_runtime=oci, local_gpu_env=plan.local.env if plan.local else None,
-    )
+    report.environment = _environment(ex, path, source, shown_path=shown_path, sandbox=sandbox, seed=seed,
+                                      gpus=gpus if plan.request else None, oci_runtime=oci,
+                                      local_gpu_env=plan.local.env if plan.local else None)
     report.warnings += _source_warnings(source)
-    if is_untouched_stub(ex, source):
-        report.untouched_stub = True
+    report.untouched_stub = is_untouched_stub(ex, source)
+    if report.untouched_stub:
         report.warnings.append(UNTOUCHED_STUB)
     if choice.note:
         report.warnings.append(choice.note)
@@ -117,6 +133,74 @@ def _gpu_plan(ex: Exercise, request: GpuRequest | None, kind: str, image: str | 
 
         caps = gpu_probe.measure_docker(image) if kind == "docker" else gpu_probe.local_capabilities()
     return plan_gpus(ex.config.exercise.gpu, request, caps)
+
+
+class ExerciseChanged(UsageError):
+    """The exercise loaded is not the one the caller means: its files differ from the catalog's (a node's
+    copy, a folder edited since): refused before any of its checks load."""
+
+    def __init__(self, ex: Exercise, expected: str):
+        super().__init__(f"The exercise {ex.name!r} at {ex.root} differs from the catalog's: its fingerprint is "
+                         f"{ex.fingerprint[:12]}, the catalog's {expected[:12]} (exercise.toml, probes.py or checks/ "
+                         "differ). Not graded against it.",
+                         hint="Grade where the exercise's files are the catalog's (the same checkout, at the same "
+                              "commit, on every machine).")
+
+
+def alone_reason(ex: Exercise, source: bytes, *, given_as: str) -> LoadError | None:
+    """Why no check needs a sandbox for ``source``, when none does: the untouched stub (known by its bytes),
+    or a file the judge cannot parse (Python's own message, naming the file as the user gave it)."""
+    if is_untouched_stub(ex, source):
+        return LoadError(found="stub", summary=UNTOUCHED_STUB)
+    if not source.strip():
+        return None  # an empty file is graded: its scorecard says it is empty, and the checks fail as they would
+    audit = parse_only(source.decode("utf-8", "replace"), filename=given_as)
+    return None if audit.parsed else audit.load_error
+
+
+def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, path: Path, shown_path: str | None,
+                           seed: int, gpus: str | None, started_at: str, t0: float) -> Report:
+    """The judge's answer, alone: every check "not run", with ``reason`` said once, at the top.
+
+    The checks are the exercise's as its judge collects them, from the catalog's cache (keyed by the
+    fingerprint; collected once when it is cold), so the scorecard lists what a full grading would.
+    A ``gpu`` check is skipped when no GPU was asked for, as a grading without one skips it. No
+    candidate code runs, so no sandbox is opened: a broken file or the stub costs no container.
+    """
+    from grader.practice.catalog import CollectionFailed, cached_checks
+
+    request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)
+    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at, load_error=reason,
+                    untouched_stub=reason.found == "stub")
+    report.environment = _environment(ex, path, source, shown_path=shown_path, sandbox="none", seed=seed,
+                                      gpus=gpus if request else None, oci_runtime=None)
+    if gpu_warning:
+        report.warnings.append(gpu_warning)
+    try:
+        specs = cached_checks(ex)
+    except CollectionFailed as e:
+        _not_graded(report, f"the exercise's checks could not be collected: {e}")
+        return report
+    message = not_run_message(reason.found)
+    report.checks = [CheckResult(id=s.id, name=s.name, max_score=s.points, visibility=s.visibility, score=0.0,
+                                 **({"status": Status.SKIPPED, "message": "not run: no GPU was asked for (--gpus)"}
+                                    if s.gpu and request is None else
+                                    {"status": Status.ERROR, "message": message, "not_run": True}))
+                     for s in specs]
+    report.score, report.max_score = total(report.checks)  # no diagnosis, no follow-ups: nothing of theirs ran
+    report.duration_s = round(time.perf_counter() - t0, 3)
+    return report
+
+
+def _environment(ex: Exercise, path: Path, source: bytes, *, shown_path: str | None, sandbox: str, seed: int,
+                 gpus: str | None, oci_runtime: str | None, local_gpu_env: dict | None = None) -> Environment:
+    return Environment(
+        submission_name=path.name, submission_path=shown_path or str(path.absolute()),
+        submission_sha256=hashlib.sha256(source).hexdigest(), exercise_version=ex.version,
+        exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
+        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus, oci_runtime=oci_runtime,
+        local_gpu_env=local_gpu_env,
+    )
 
 
 def read_submission(path: Path) -> bytes:
@@ -173,6 +257,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     if not run.collected:
         _not_graded(report, "the judge collected no checks" + _log_hint(run))
         return
+    _remember_checks(ex, run.collected)
     checks = []
     for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec.id)
@@ -192,6 +277,16 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     report.score, report.max_score = total(checks)
     if report.check_errors:
         _check_error(report)
+
+
+def _remember_checks(ex: Exercise, specs) -> None:
+    """Keep the checks this grading collected in the catalog's cache, for the judge's answers alone."""
+    from grader.practice.catalog import remember_checks
+
+    try:
+        remember_checks(ex, specs)
+    except OSError:
+        pass  # a read-only data folder costs a later answer a collection, never this grading
 
 
 #: The first line of a grading's "not graded" reason when a check's own code raised (a candidate reads this line).

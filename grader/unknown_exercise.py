@@ -1,7 +1,7 @@
 """The one error for an exercise name the grader does not know, with the nearest known name.
 
 Every command that takes a name (submit, init, pack, show, start, history, batch
---exercises, regrade's stored names) raises :class:`UnknownExercise`, so a typo always
+--only, regrade's stored names) raises :class:`UnknownExercise`, so a typo always
 gets the same answer: what was not found, "did you mean ...?" when a known name is
 close, and the known names.
 """

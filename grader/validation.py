@@ -147,8 +147,9 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
 
     def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
+        # Never answered alone: grading the untouched stub for real is how validate proves the checks reject it.
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
-                       gpus=gpus)
+                       gpus=gpus, answer_alone=False)
         return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
                 time.perf_counter())
 

@@ -84,6 +84,27 @@ def test_in_docker_the_untouched_attention_stub_with_a_name_error_is_a_short_sco
     assert len(out.splitlines()) < 40 and "probes.py" not in out
 
 
+def test_an_import_that_never_finishes_is_the_does_not_import_banner_with_its_deadline(tmp_path):
+    """Issue 30.5: a module that hangs while importing showed one timeout row per check (18 lines)."""
+    report = graded(tmp_path, """
+        import time
+
+        while True:
+            time.sleep(0.05)
+
+        def scale(x, factor):
+            return x * factor
+    """)
+    assert report.load_error.found == "sandbox"
+    assert report.load_error.summary.startswith("it never finished importing (it ran past its 3 s deadline")
+    assert all(c.not_run and c.status is Status.ERROR for c in report.checks)
+    assert not any(c.status is Status.TIMEOUT for c in report.checks)
+    out = terminal(report)
+    assert "The file does not import: it never finished importing (it ran past its 3 s deadline" in " ".join(
+        out.split())
+    assert "timeout" not in out and "3 checks (6 points) not run: the file does not import" in out
+
+
 def test_an_exception_raised_at_import_never_counts_as_the_one_a_check_expects(tmp_path):
     """The toy's "raises ValueError naming factor" check passed for a file that raised it while importing."""
     report = graded(tmp_path, """

@@ -28,7 +28,7 @@ def made(tmp_path_factory):
     """One bundle of the printing toy submission, made through `grader submit --bundle`; tests copy it."""
     dest = tmp_path_factory.mktemp("made") / "bundle"
     data = tmp_path_factory.mktemp("data")  # module scope: the per-test private data folder is not set yet
-    r = invoke("submit", TOY, PRINTS, "--sandbox", "local", "--no-history", "--bundle", dest, GRADER_DATA_DIR=str(data))
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, PRINTS, "--sandbox", "local", "--no-history", "--bundle", dest, GRADER_DATA_DIR=str(data))
     assert r.exit_code == 0, r.output
     return dest
 
@@ -124,7 +124,7 @@ def test_submit_refuses_a_taken_bundle_folder_before_grading(tmp_path):
     dest = tmp_path / "taken"
     dest.mkdir()
     (dest / "keep.txt").write_text("precious\n")
-    r = invoke("submit", TOY, PRINTS, "--sandbox", "local", "--bundle", dest, "--json", tmp_path / "r.json")
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, PRINTS, "--sandbox", "local", "--bundle", dest, "--json", tmp_path / "r.json")
     assert r.exit_code == 2 and "never overwritten" in r.output
     assert "Score" not in r.output and not (tmp_path / "r.json").exists()  # nothing graded, nothing written
     assert [p.name for p in dest.iterdir()] == ["keep.txt"]
@@ -226,7 +226,7 @@ def made_forbidden(tmp_path_factory):
     dest = tmp_path_factory.mktemp("made") / "bundle"
     sub = tmp_path_factory.mktemp("sub") / "toy.py"
     shutil.copy(USES_MUL, sub)
-    r = invoke("submit", TOY, sub, "--sandbox", "local", "--no-history", "--bundle", dest,
+    r = invoke("submit", "toy", sub, "--exercise-root", TOY.parent, "--sandbox", "local", "--no-history", "--bundle", dest,
                GRADER_DATA_DIR=str(tmp_path_factory.mktemp("data")))
     assert r.exit_code == 0, r.output
     report = Report.from_json((dest / "report.json").read_text())

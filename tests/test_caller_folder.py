@@ -41,8 +41,8 @@ def cli_env() -> dict[str, str]:
 def test_grader_submit_grades_in_a_folder_that_shadows_modules(shadowing, command):
     bindir = Path(sys.executable).parent
     argv = [str(bindir / "grader")] if command == ["grader"] else [sys.executable, "-m", "grader"]
-    result = subprocess.run([*argv, "submit", str(TOY), str(TOY / "solution.py"), "--sandbox", "local",
-                             "--no-history"], cwd=shadowing, env=cli_env(), capture_output=True, text=True,
+    result = subprocess.run([*argv, "submit", "toy", str(TOY / "solution.py"), "--exercise-root", str(TOY.parent),
+                             "--sandbox", "local", "--no-history"], cwd=shadowing, env=cli_env(), capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Score: 6 / 6 points" in result.stdout

@@ -69,7 +69,8 @@ def test_validate_fails_the_exercise_naming_the_check_and_counts_no_catch():
 
 
 def test_validate_cli_exits_4_not_3_and_names_the_check():
-    r = CliRunner().invoke(main, ["validate", str(BROKEN), "--sandbox", "local", "--solutions", str(SOLUTIONS)],
+    r = CliRunner().invoke(main, ["validate", "broken_check", "--exercise-root", str(FIXTURES), "--sandbox", "local",
+                                  "--solutions-root", str(SOLUTIONS)],
                            catch_exceptions=False)
     out = " ".join(r.output.split())
     assert r.exit_code == 4, r.output  # the exercise's bug, not infrastructure: rerunning will not help
@@ -78,7 +79,8 @@ def test_validate_cli_exits_4_not_3_and_names_the_check():
 
 
 def test_submit_exits_3_with_nothing_scored(tmp_path):
-    r = CliRunner().invoke(main, ["submit", str(BROKEN), str(MUTANT), "--sandbox", "local", "--no-history",
+    r = CliRunner().invoke(main, ["submit", "broken_check", str(MUTANT), "--exercise-root", str(FIXTURES), "--sandbox", "local",
+                                  "--no-history",
                                   "--audience", "panel", "--json", str(tmp_path / "r.json")],
                            env={"GRADER_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "100"})
     assert r.exit_code == 3, r.output
@@ -94,7 +96,7 @@ def test_regrade_carries_the_check_error_and_compares_its_status(broken, tmp_pat
     assert not result.new.graded and [c.name for c in result.new.check_errors] == ["Doubles a vector"]
     assert result.differences == []  # the same checks, the same statuses, check_error included
     r = CliRunner().invoke(main, ["regrade", str(_write(broken, tmp_path)), str(MUTANT), "--sandbox", "local",
-                                  "--exercises", str(FIXTURES)])
+                                  "--exercise-root", str(FIXTURES)])
     assert r.exit_code == 3 and "raised an error of its own" in " ".join(r.output.split()), r.output
 
 

@@ -16,7 +16,7 @@ def invoke(*args, env=None):
 
 def test_submit_graded_exits_0_and_writes_every_report(tmp_path):
     out = tmp_path / "reports"
-    r = invoke("submit", TOY, TOY / "solution.py", "--sandbox", "local",
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py", "--sandbox", "local",
                "--json", out / "r.json", "--html", out / "r.html", "--md", out / "r.md")
     assert r.exit_code == 0, r.output
     assert "Score: 6 / 6" in r.output
@@ -26,32 +26,32 @@ def test_submit_graded_exits_0_and_writes_every_report(tmp_path):
 
 
 def test_submit_of_a_failing_file_still_exits_0(tmp_path):
-    r = invoke("submit", TOY, "--sandbox", "local")  # the stub
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, "--sandbox", "local")  # the stub
     assert r.exit_code == 0 and "Score: 0 / 6" in r.output
 
 
 def test_unknown_exercise_is_usage_exit_2_with_known_names():
     r = invoke("submit", "no-such-exercise")
     assert r.exit_code == 2
-    assert "No exercise at 'no-such-exercise'" in r.output and "Known exercises:" in r.output
+    assert "No exercise named 'no-such-exercise'" in r.output and "Known exercises:" in r.output
     assert "Traceback" not in r.output
 
 
 def test_missing_submission_is_usage_exit_2(tmp_path):
-    r = invoke("submit", TOY, tmp_path / "missing.py", "--sandbox", "local")
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, tmp_path / "missing.py", "--sandbox", "local")
     assert r.exit_code == 2 and "does not exist" in r.output
 
 
 def test_report_over_a_python_file_is_refused_before_grading(tmp_path):
     precious = tmp_path / "mine.py"
     precious.write_text("candidate code\n")
-    r = invoke("submit", TOY, TOY / "solution.py", "--sandbox", "local", "--json", precious)
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py", "--sandbox", "local", "--json", precious)
     assert r.exit_code == 2 and "mine.py" in r.output
     assert precious.read_text() == "candidate code\n"
 
 
 def test_no_engine_with_docker_insisted_on_is_infra_exit_3_not_a_score(tmp_path):
-    r = invoke("submit", TOY, TOY / "solution.py", "--sandbox", "docker", "--json", tmp_path / "r.json",
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py", "--sandbox", "docker", "--json", tmp_path / "r.json",
                env={"DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
     assert r.exit_code == 3, r.output
     assert "NOT GRADED" in r.output.upper() and "bootstrap.sh" in r.output
@@ -60,7 +60,7 @@ def test_no_engine_with_docker_insisted_on_is_infra_exit_3_not_a_score(tmp_path)
 
 
 def test_no_engine_by_default_falls_back_to_local_and_says_so_once(tmp_path):
-    r = invoke("submit", TOY, TOY / "solution.py", "--json", tmp_path / "r.json",
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py", "--json", tmp_path / "r.json",
                env={"DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
     assert r.exit_code == 0, r.output
     note = [line for line in r.output.splitlines() if line.startswith("note: ")]
@@ -73,5 +73,5 @@ def test_no_engine_by_default_falls_back_to_local_and_says_so_once(tmp_path):
 
 def test_gpus_on_a_cpu_exercise_is_ignored_with_a_warning():
     # The toy's gpu policy is "none": --gpus is never sent to Docker, and the scorecard says so.
-    r = invoke("submit", TOY, TOY / "solution.py", "--gpus", "all", "--sandbox", "local")
+    r = invoke("submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py", "--gpus", "all", "--sandbox", "local")
     assert r.exit_code == 0 and "--gpus all ignored" in r.output

@@ -64,7 +64,8 @@ def test_a_closed_pipe_is_no_failure_and_prints_no_traceback(args):
 def test_ctrl_c_in_submit_exits_130_with_one_line(tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
     patient = toy_with_deadlines(tmp_path / "toy", call_timeout_s=20, grading_timeout_s=300)
-    proc = subprocess.Popen(grader_argv("submit", str(patient), str(tmp_path / "slow.py"), "--sandbox", "local"),
+    proc = subprocess.Popen(grader_argv("submit", str(patient), str(tmp_path / "slow.py"), "--exercise-root", str(tmp_path),
+                                        "--sandbox", "local"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
                             start_new_session=True,  # its own group, signalled as a terminal signals its job
                             preexec_fn=sigint_as_a_terminal_gives_it)

@@ -20,6 +20,7 @@ from grader.cli import main
 from grader.exercise import GpuPolicy, load_exercise
 from grader.judge.audit import audit_source
 from grader.sandbox import gpu_probe
+from grader.corpus import SOLUTIONS_DIR
 from grader.validation import all_exercise_names
 
 REQUIRED = [name for name in all_exercise_names() if load_exercise(name).config.exercise.gpu is GpuPolicy.REQUIRED]
@@ -43,11 +44,16 @@ def test_with_gpus_on_a_cpu_only_host_it_is_not_graded_naming_the_missing_gpu(na
     if gpu_probe.host_gpus()[0]:
         pytest.skip("this machine has a GPU")
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(main, ["submit", name, "--gpus", "all", "--no-history"])
+    # An attempt, not the stub: the untouched stub is answered by the judge alone, with no sandbox to plan for.
+    ex = load_exercise(name)
+    attempt = tmp_path / "attempt.py"
+    attempt.write_bytes((SOLUTIONS_DIR / name / ex.config.exercise.submission).read_bytes())
+    r = CliRunner().invoke(main, ["submit", name, str(attempt), "--gpus", "all", "--no-history"])
     assert r.exit_code == 3, r.output
     assert "asked for a GPU, and this machine has none" in " ".join(r.output.split())
     if gpu_probe.local_capabilities().cuda_version is None:
-        r = CliRunner().invoke(main, ["submit", name, "--gpus", "all", "--sandbox", "local", "--no-history"])
+        r = CliRunner().invoke(main, ["submit", name, str(attempt), "--gpus", "all", "--sandbox", "local",
+                                      "--no-history"])
         text = " ".join(r.output.split())
         assert r.exit_code == 3 and "NOT GRADED" in text and "a CPU build: no GPU can reach it" in text, r.output
 

@@ -27,7 +27,8 @@ def test_reference_gets_full_marks_and_a_complete_environment():
 
 
 def test_stub_gets_zero_with_the_reason_on_every_check():
-    report = grade(TOY, None, sandbox="local")
+    """Graded for real, as validate grades it (a command answers the untouched stub alone: test_answer_alone)."""
+    report = grade(TOY, None, sandbox="local", answer_alone=False)
     assert report.graded and report.score == 0 and report.max_score == 6
     assert {c.status for c in report.checks} == {Status.ERROR, Status.FAILED}  # FAILED: wrong exception type
     assert all("NotImplementedError" in c.message for c in report.checks)

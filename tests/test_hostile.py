@@ -132,7 +132,8 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
     from grader.sandbox.docker_backend import reap
     from tests.proc import descendants, still_alive_after
 
-    grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "sleep.py")],
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "sleep.py"),
+                               "--exercise-root", str(TOY.parent)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     mine = set()

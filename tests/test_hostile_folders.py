@@ -223,5 +223,6 @@ def test_submit_refuses_a_link_a_fifo_and_a_device(tmp_path):
 def test_the_submit_command_refuses_a_linked_file_before_grading(tmp_path):
     link = tmp_path / "mine.py"
     os.symlink(REPO / "tests" / "fixtures" / "toy_solutions" / "toy" / "toy.py", link)
-    r = CliRunner().invoke(main, ["submit", str(TOY), str(link), "--sandbox", "local", "--no-history"])
+    r = CliRunner().invoke(main, ["submit", str(TOY), str(link), "--exercise-root", str(TOY.parent), "--sandbox",
+                                  "local", "--no-history"])
     assert r.exit_code == 2 and "symbolic link" in " ".join(r.output.split()), r.output

@@ -33,7 +33,7 @@ def test_submit_removes_a_dead_gradings_container_and_says_so(docker_client, no_
                                                              plant_container, container_tag):
     orphan = plant_container("crashed", owner_pid=999999999)
     running = plant_container("running", owner_pid=os.getpid())
-    r = CliRunner().invoke(main, ["submit", str(TOY), str(TOY / "solution.py"), "--sandbox", "docker",
+    r = CliRunner().invoke(main, ["submit", str(TOY), str(TOY / "solution.py"), "--exercise-root", str(TOY.parent), "--sandbox", "docker",
                                   "--no-history"])
     assert r.exit_code == 0, r.output
     assert "removed 1 sandbox container left by gradings that are gone" in r.output

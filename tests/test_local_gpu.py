@@ -154,7 +154,8 @@ def test_a_planned_gpu_the_worker_does_not_see_is_not_graded_and_the_report_says
     sandbox starts the worker with it, and the worker (a CPU torch) reports no GPU: not graded, never a skip."""
     monkeypatch.setattr(gpu_probe, "local_capabilities", lambda python=None: LocalGpuCapabilities(
         "2.11.0+cu130", "13.0", 1, None, "/opt/nvidia/lib64"))
-    report = grade(_optional_toy(tmp_path), sandbox="local", gpus="1")
+    # The reference, not the stub: the untouched stub is answered by the judge alone, starting no worker.
+    report = grade(_optional_toy(tmp_path), TOY.parent / "toy_solutions" / "toy" / "toy.py", sandbox="local", gpus="1")
     assert report.environment.local_gpu_env == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_CACHE_DISABLE": "1",
                                                 "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "LD_LIBRARY_PATH": "/opt/nvidia/lib64"}
     said = [w for w in report.warnings if w.startswith("local sandbox with a GPU")]

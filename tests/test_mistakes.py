@@ -235,7 +235,8 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     failing, and grading a mutant in the local sandbox names it; the reference and a variant get nothing."""
     toy = tmp_path / "toy"
     shutil.copytree(TOY, toy)
-    args = ["validate", str(toy), "--sandbox", "local", "--jobs", "2", "--solutions", str(SOLUTIONS)]
+    args = ["validate", str(toy), "--exercise-root", str(tmp_path), "--sandbox", "local", "--jobs", "2",
+            "--solutions-root", str(SOLUTIONS)]
     r = CliRunner().invoke(main, [*args, "--record"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rec = load_record(load_exercise(toy))

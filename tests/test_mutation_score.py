@@ -155,7 +155,7 @@ def test_the_toy_mutants_are_killed_survive_time_out_or_are_recorded(looping_run
 def test_cli_writes_json_and_exits_4_on_a_stale_record(looping_run, tmp_path):
     _, solutions = looping_run
     out = tmp_path / "m.json"
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--solutions", str(solutions),
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions),
                                   "--mutation", "--max-mutants", "1", "--json", str(out)], catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "mul_to_div@10:14: stale, line 10 now reads 'return x * factor'" in r.output
@@ -175,7 +175,7 @@ def _fake_grade(outcome_of):
 
 
 def invoke(*args):
-    return CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--solutions", str(SOLUTIONS),
+    return CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(SOLUTIONS),
                                      "--mutation", *args], catch_exceptions=False)
 
 
@@ -195,7 +195,7 @@ def test_cli_exit_codes(monkeypatch):
 
 
 def test_mutation_options_need_mutation_and_the_extra():
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--json", "x.json"])
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--json", "x.json"])
     assert r.exit_code == 2 and "go with --mutation" in r.output
 
 

@@ -17,8 +17,8 @@ from tests.test_nan_safe_checks import scan_checks
 
 def _new(root: Path, name: str):
     """``grader new NAME`` into ``root``'s exercises/ and solutions/, as an author outside the repository would."""
-    return CliRunner().invoke(main, ["new", name, "--exercises", str(root / "exercises"),
-                                     "--solutions", str(root / "solutions")], catch_exceptions=False)
+    return CliRunner().invoke(main, ["new", name, "--exercise-root", str(root / "exercises"),
+                                     "--solutions-root", str(root / "solutions")], catch_exceptions=False)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -31,8 +31,9 @@ def test_grader_new_then_grader_validate_passes(tmp_path):
     r = _new(tmp_path, "demo")
     assert r.exit_code == 0, r.output
     assert "wrote " + str(tmp_path / "solutions" / "demo" / "mutants" / "scales_x_in_place.diff") in r.output
-    v = CliRunner().invoke(main, ["validate", str(tmp_path / "exercises" / "demo"), "--sandbox", "local",
-                                  "--solutions", str(tmp_path / "solutions")],
+    assert f"grader validate demo --sandbox local --exercise-root {tmp_path / 'exercises'}" in r.output
+    v = CliRunner().invoke(main, ["validate", "demo", "--sandbox", "local", "--exercise-root",
+                                  str(tmp_path / "exercises"), "--solutions-root", str(tmp_path / "solutions")],
                            env={"COLUMNS": "200"}, catch_exceptions=False)
     assert v.exit_code == 0, v.output
     rows = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in v.output.splitlines() if "│" in line}

@@ -32,7 +32,8 @@ def test_exact_entries_and_contents(attention, tmp_path):
             assert zf.read(f"attention/{name}") == data
         assert zf.read("attention/attention.py") == attention.stub.read_bytes()
         marker = tomllib.loads(zf.read("attention/grader.toml").decode())
-    assert marker["workspace"] == {"exercise": "attention", "submission": "attention.py"}  # no local path
+    assert marker["workspace"] == {"exercise": "attention", "submission": "attention.py",  # no local path
+                                   "fingerprint": attention.fingerprint}
 
 
 def test_no_secret_file_and_no_secret_text(attention, tmp_path):

@@ -47,7 +47,7 @@ def test_b_undocumented(sandbox):
 ''')
     a, b = events["collected"][0]["checks"]
     assert a == {"id": "test_checks.py::test_a", "name": "Doubles a tensor", "points": 2.5,
-                 "visibility": "visible", "hint": "think about it", "documented": True}
+                 "visibility": "visible", "hint": "think about it", "documented": True, "gpu": False}
     assert b["name"] == "b undocumented" and b["documented"] is False
     assert b["visibility"] == "visible" and b["points"] == 1.0  # the toy's default visibility
     assert [r["status"] for r in events["result"]] == ["passed", "passed"]

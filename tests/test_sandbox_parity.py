@@ -57,5 +57,5 @@ def test_a_file_scored_otherwise_outside_docker_fails_validation_naming_the_file
 def test_parity_needs_two_sandboxes():
     with pytest.raises(ValueError, match="compares nothing"):
         validate_exercise(TOY, sandbox="local", solutions_dir=SOLUTIONS, parity="local")
-    result = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--parity"])
+    result = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--parity"])
     assert result.exit_code == 2 and "--parity compares the local sandbox with Docker" in result.output

@@ -19,7 +19,7 @@ from grader.batch.jobs import Job, grade_job
 from grader.batch.store import Key
 from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
-from grader.grading import UNTOUCHED_STUB, grade
+from grader.grading import grade
 from grader.judge.live import Collected, EventTail, Finished, Started
 from grader.judge.spec import CheckSpec
 from grader.practice import history
@@ -31,6 +31,9 @@ ENV = {"COLUMNS": "200", "NO_COLOR": "1"}
 
 
 def invoke(*args):
+    """The CLI; ``grader submit`` grades against the fixtures' catalog, where the toy is."""
+    if args[:1] == ("submit",):
+        args = (*args, "--exercise-root", TOY.parent)
     return CliRunner().invoke(main, [str(a) for a in args], env=ENV)
 
 
@@ -132,27 +135,34 @@ def test_a_batch_scorecard_names_the_file_by_its_place_in_the_submissions_folder
 
 # --- the untouched stub ------------------------------------------------------------------------------------
 
-def test_grading_the_installed_stub_from_the_wrong_folder_is_said_plainly_and_not_kept(tmp_path, monkeypatch):
+def test_grading_the_installed_stub_from_the_wrong_folder_is_said_first_in_one_line_and_not_kept(tmp_path,
+                                                                                                 monkeypatch):
+    """Issue 30.6: the stub was graded for 8 s and a full 0/19 table printed before the warning at the end."""
     elsewhere = tmp_path / "not-my-workspace"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    r = invoke("submit", TOY, "--sandbox", "local")
+    r = invoke("submit", TOY, "--sandbox", "local", "--json", tmp_path / "r.json")
     assert r.exit_code == 0, r.output
-    text = " ".join(r.output.split())
-    assert "warning: graded the stub that ships with the grader" in text
-    assert str(TOY / "toy.py") in text and str(elsewhere) in text and "Not stored in history" in text
-    assert UNTOUCHED_STUB in text  # on the scorecard itself too
+    first = r.output.splitlines()[0]  # before the scorecard, in one line
+    assert first.startswith("warning: this is the stub that ships with the grader (")
+    assert str(TOY / "toy.py") in first and str(elsewhere) in first and "Nothing is graded or stored" in first
+    assert "│ Check" not in r.output and "not run: the file is the exercise's stub, unchanged" in r.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["untouched_stub"] is True and report["environment"]["sandbox"] == "none"  # no sandbox opened
+    assert all(c["not_run"] for c in report["checks"]) and report["load_error"]["found"] == "stub"
     assert history.attempts("toy") == []
 
 
 def test_an_untouched_workspace_file_is_not_an_attempt_but_the_first_edit_is(workspace):
     r = invoke("submit", "--sandbox", "local")
     assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == ("warning: toy.py is the exercise's stub, unchanged: nothing of yours to grade yet, so no "
+                        "check runs and nothing is stored in history.")
     text = " ".join(r.output.split())
-    assert text.count(UNTOUCHED_STUB) == 1 and "stub of toy" not in text, text  # said once, on the scorecard
-    assert "warning: not stored in history: an untouched stub's 0 is not an attempt of yours." in text
+    assert text.count("The submission is the exercise's stub, unchanged") == 1 and "sandbox none" in text, text
     assert history.attempts("toy") == []
     (workspace / "toy.py").write_text(SOLUTION)
     r = invoke("submit", "--sandbox", "local")
-    assert r.exit_code == 0 and "unchanged" not in r.output and UNTOUCHED_STUB not in r.output, r.output
+    assert r.exit_code == 0 and "unchanged" not in r.output, r.output
     assert [a.score for a in history.attempts("toy")] == [6.0]

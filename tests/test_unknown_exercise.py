@@ -46,13 +46,15 @@ def test_every_command_taking_a_name_suggests_the_nearest(argv, tmp_path, monkey
     assert not list(tmp_path.iterdir()), "a failed command wrote something"
 
 
-def test_batch_exercises_option_suggests_the_nearest(tmp_path):
+@pytest.mark.parametrize("option", ["--only", "--exercises"])  # --exercises: the old spelling, for one release
+def test_batch_only_option_suggests_the_nearest(tmp_path, option):
     (tmp_path / "subs" / "ann" / "attention").mkdir(parents=True)
     (tmp_path / "subs" / "ann" / "attention" / "attention.py").write_text("x = 1\n")
-    r = invoke("batch", tmp_path / "subs", "--out", tmp_path / "out", "--exercises", "attention,colate_fn",
+    r = invoke("batch", tmp_path / "subs", "--out", tmp_path / "out", option, "attention,colate_fn",
                "--sandbox", "local")
     assert r.exit_code == 2, r.output
-    assert "Unknown exercise 'colate_fn' in --exercises. Did you mean collate_fn?" in r.output
+    assert "Unknown exercise 'colate_fn' in --only" in r.output and "Did you mean collate_fn?" in r.output
+    assert ("deprecated: --exercises is now --only" in r.output) == (option == "--exercises")
 
 
 def test_a_stored_name_read_back_from_a_report_gets_the_same_answer():
@@ -64,4 +66,4 @@ def test_a_stored_name_read_back_from_a_report_gets_the_same_answer():
 def test_no_suggestion_when_nothing_is_close():
     r = invoke("show", "qqqqqqq")
     assert r.exit_code == 2 and "Did you mean" not in r.output and "Known exercises:" in r.output
-    assert "No exercise at 'qqqqqqq'" in r.output
+    assert "No exercise named 'qqqqqqq' in the installed exercises" in r.output

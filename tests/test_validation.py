@@ -56,7 +56,7 @@ def test_cli_exits_4_naming_the_exercise_and_file(tmp_path):
     solutions = tmp_path / "solutions"
     shutil.copytree(SOLUTIONS, solutions)
     shutil.copy(SOLUTIONS / "toy" / "toy.py", solutions / "toy" / "mutants" / "secretly_correct.py")
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--solutions", str(solutions)],
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions)],
                            catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "toy: mutant secretly_correct.py: caught by no check" in " ".join(r.output.split())
@@ -80,7 +80,7 @@ def test_patch_mutants_are_graded_applied_and_one_that_does_not_apply_is_named(t
     assert twice.ok and twice.report.score < twice.report.max_score
     assert "twice" in result.catches()["Scales any vector by any factor"]
     assert all(v.ok for v in result.verdicts) and not result.ok
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", "local", "--solutions", str(solutions)],
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions)],
                            env={"COLUMNS": "300"}, catch_exceptions=False)
     assert r.exit_code == 4 and "toy: toy/mutants/stale.diff: hunk 1" in r.output, r.output
 
@@ -96,7 +96,8 @@ def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):
     report = Report(exercise="toy", graded=True, checks=[check], score=0, max_score=1)
     fake = ExerciseValidation("toy", [Verdict("mutant", Path("m[1].py"), report, "lost [red]all[/red]")])
     monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: iter([fake]))
-    r = CliRunner().invoke(main, ["validate", "toy", "--sandbox", "local"], env={"COLUMNS": "200"})
+    monkeypatch.setattr("grader.cli.mistakes_note.note_mistakes", lambda *a, **k: None)  # m[1].py is made up
+    r = CliRunner().invoke(main, ["validate", "toy", "--exercise-root", str(TOY.parent), "--sandbox", "local"], env={"COLUMNS": "200"})
     assert r.exit_code == 4, r.output
     for text in ("Rows [0, 1] are [bold]zero[/bold]", "m[1].py", "lost [red]all[/red]"):
         assert text in r.output
@@ -148,7 +149,7 @@ def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
     graded = []
     monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
     monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: graded.append(k) or iter([]))
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--runtime", "runsc"], env={"COLUMNS": "200"})
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--runtime", "runsc"], env={"COLUMNS": "200"})
     assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
     assert graded == []
 
@@ -174,6 +175,6 @@ def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
 
     monkeypatch.setattr(validation, "validate_exercises", fake_validate)
     for sandbox in ("docker", "local"):
-        r = CliRunner().invoke(main, ["validate", str(TOY), "--sandbox", sandbox])
+        r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", sandbox])
         assert r.exit_code == 0, r.output
     assert calls == ["runsc", None]

@@ -88,17 +88,26 @@ def test_a_gpu_required_exercise_is_not_validated_without_gpus_and_nothing_is_gr
 def test_the_cli_says_not_validated_passes_the_rest_and_a_named_required_exercise_is_a_usage_error(tmp_path,
                                                                                                 monkeypatch):
     required = _toy(tmp_path, "required")
-    r = CliRunner().invoke(main, ["validate", str(required), "--sandbox", "local", "--solutions", str(SOLUTIONS)])
+    root = required.parent
+    args = ["--exercise-root", str(root), "--sandbox", "local", "--solutions-root", str(SOLUTIONS)]
+    r = CliRunner().invoke(main, ["validate", "toy", *args])
     assert r.exit_code == 2, r.output
     assert "toy needs a GPU" in r.output and "--gpus all" in r.output
-    # Over "all exercises" (here: the required toy and the plain toy), the required one is said and skipped.
-    monkeypatch.setattr(validation, "all_exercise_names", lambda: [str(required), str(TOY)])
+    # Over "all exercises" (here: the required toy and a plain copy, toy2), the required one is said and skipped.
+    plain = root / "toy2"
+    shutil.copytree(TOY, plain)
+    toml = plain / "exercise.toml"
+    toml.write_text(toml.read_text().replace('name = "toy"', 'name = "toy2"', 1))
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS / "toy", solutions / "toy")
+    shutil.copytree(SOLUTIONS / "toy", solutions / "toy2")
     monkeypatch.setattr(validation, "grade", _stand_in(skip=False))
-    r = CliRunner().invoke(main, ["validate", "--sandbox", "local", "--solutions", str(SOLUTIONS)],
-                           catch_exceptions=False)
+    r = CliRunner().invoke(main, ["validate", "--exercise-root", str(root), "--sandbox", "local",
+                                  "--solutions-root", str(solutions)], catch_exceptions=False)
     text = " ".join(r.output.split())
     assert r.exit_code == 0, r.output
     assert "toy: NOT VALIDATED: needs a GPU" in text and "not validated (they need a GPU): toy" in text
+    assert "toy2: ok" in text
 
 
 def test_a_cpu_only_host_refuses_validate_gpus_as_not_graded(tmp_path):
@@ -106,8 +115,9 @@ def test_a_cpu_only_host_refuses_validate_gpus_as_not_graded(tmp_path):
     naming the missing GPU; never a pass."""
     if gpu_probe.local_capabilities().cuda_version is not None:
         pytest.skip("this machine's torch is a CUDA build")
-    r = CliRunner().invoke(main, ["validate", str(_toy(tmp_path, "required")), "--sandbox", "local", "--solutions",
-                                  str(SOLUTIONS), "--gpus", "all"], catch_exceptions=False)
+    root = _toy(tmp_path, "required").parent
+    r = CliRunner().invoke(main, ["validate", "toy", "--exercise-root", str(root), "--sandbox", "local",
+                                  "--solutions-root", str(SOLUTIONS), "--gpus", "all"], catch_exceptions=False)
     assert r.exit_code == 3, r.output
     assert "a CPU build: no GPU can reach it" in " ".join(r.output.split())
 

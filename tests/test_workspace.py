@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from grader.catalogs import given, installed
 from grader.cli import main
 from grader.errors import UsageError
 from grader.exercise import load_exercise
@@ -33,7 +34,9 @@ def test_init_copies_the_public_files_the_stub_byte_for_byte(attention, tmp_path
         [MARKER, *(p.name for p in attention.public_files)])
     assert len(result.written) == 4 and not result.backups
     marker = tomllib.loads((tmp_path / "ws" / MARKER).read_text())
-    assert marker["workspace"] == {"exercise": "attention", "submission": "attention.py"}
+    # A name and the exercise's fingerprint, never a path (issue 25.4).
+    assert marker["workspace"] == {"exercise": "attention", "submission": "attention.py",
+                                   "fingerprint": attention.fingerprint}
 
 
 def test_init_again_leaves_identical_files_alone(attention, tmp_path):
@@ -84,16 +87,41 @@ def test_the_marker_is_found_from_a_subfolder_and_loads_the_exercise(attention, 
     deep.mkdir(parents=True)
     ws = find_workspace(deep)
     assert ws.root == (tmp_path / "ws").resolve() and ws.submission == ws.root / "attention.py"
-    assert ws.load().root == attention.root
+    assert ws.load(installed()).root == attention.root
     assert find_workspace(tmp_path / "ws" / "attention.py").root == ws.root  # a file inside works too
     assert find_workspace(tmp_path) is None
 
 
-def test_an_exercise_outside_exercises_is_recorded_by_path(tmp_path):
-    toy = load_exercise(shutil.copytree(TOY, tmp_path / 'a "quoted" \\ földer' / "toy"))  # TOML-escaped
+def test_a_workspace_records_a_name_never_a_path_even_for_an_exercise_outside_the_catalog(tmp_path):
+    toy = load_exercise(shutil.copytree(TOY, tmp_path / 'a "quoted" \\ földer' / "toy"))
     init_workspace(toy, tmp_path / "ws")
     ws = find_workspace(tmp_path / "ws")
-    assert ws.exercise_spec == str(toy.root) and ws.load().name == "toy"
+    assert "path" not in tomllib.loads(ws.marker.read_text())["workspace"]
+    assert ws.exercise == "toy" and ws.fingerprint == toy.fingerprint
+    assert ws.load(given(toy.root.parent)).root == toy.root  # found by name, in the catalog the user names
+    with pytest.raises(UsageError, match="toy"):
+        ws.load(installed())
+
+
+def test_an_older_marker_path_is_never_followed_and_a_changed_exercise_is_noted(tmp_path, attention):
+    """A marker is the candidate's file: its `path = ...` could name any folder (issue 25.4)."""
+    elsewhere = shutil.copytree(TOY, tmp_path / "elsewhere" / "attention")
+    (tmp_path / MARKER).write_text(f'[workspace]\nexercise = "attention"\nsubmission = "attention.py"\n'
+                                   f'path = "{elsewhere}"\nfingerprint = "{"0" * 64}"\n')
+    ws = find_workspace(tmp_path)
+    ex = ws.load(installed())
+    assert ex.root == attention.root and ex.fingerprint == attention.fingerprint
+    notes = ws.notes(ex)
+    assert any("is not used" in n and "--exercise-root" in n for n in notes)
+    assert any("changed since this workspace was made" in n for n in notes)
+
+
+def test_init_again_rewrites_an_older_marker_of_the_same_exercise_keeping_its_candidate(attention, tmp_path):
+    (tmp_path / MARKER).write_text('[workspace]\nexercise = "attention"\nsubmission = "attention.py"\n'
+                                   'candidate = "ann"\n')
+    result = init_workspace(attention, tmp_path)
+    assert tmp_path / MARKER in result.written and not result.backups
+    assert find_workspace(tmp_path).candidate == "ann" and find_workspace(tmp_path).fingerprint == attention.fingerprint
 
 
 def test_a_broken_marker_is_a_usage_error_naming_it(tmp_path):
@@ -104,7 +132,7 @@ def test_a_broken_marker_is_a_usage_error_naming_it(tmp_path):
     marker.write_text('[workspace]\nexercise = "no_such_exercise"\nsubmission = "x.py"\n')
     ws = find_workspace(tmp_path)
     with pytest.raises(UsageError, match=str(marker)) as e:
-        ws.load()
+        ws.load(installed())
     assert "no_such_exercise" in str(e.value)
     marker.write_text('[workspace]\nexercise = "attention"\nsubmission = "../../etc/passwd"\n')
     with pytest.raises(UsageError, match="submission must be a file name"):

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from grader.catalogs import installed
 from grader.cli import main
 from grader.cli.submit import submit
 from grader.exercise import known_names, load_exercise
@@ -49,7 +50,7 @@ def check_works_in(ws: Path, name: str, argv: list[str]) -> None:
                 assert (ws / arg.split("::")[0]).is_file(), f"{name}: `{shlex.join(argv)}` names a file not in {ws}"
         return
     ctx = submit.make_context("submit", argv[2:])  # parsed as the CLI parses it: options and all
-    target = resolve_target(ctx.params["exercise"], ctx.params["submission"], cwd=ws)
+    target = resolve_target(ctx.params["exercise"], ctx.params["submission"], cwd=ws, catalog=installed())
     assert target.exercise.name == name, f"{name}: `{shlex.join(argv)}` grades {target.exercise.name}"
     if ctx.params["submission"] is None:  # the workspace's own file, not the stub in the install
         assert target.submission == ws / target.exercise.config.exercise.submission, shlex.join(argv)

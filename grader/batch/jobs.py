@@ -30,6 +30,9 @@ class Job:
     image: str | None = None
     runtime: str | None = None  # the driver's resolved OCI runtime; None outside Docker
     shown_path: str | None = None  # how scorecards name the file: <candidate>/<exercise>/<file> in SUBMISSIONS
+    #: The exercise as the driver loaded it from its catalog: a node whose copy differs refuses it before any
+    #: check loads (not graded, naming both), rather than grading against other checks.
+    fingerprint: str | None = None
 
 
 def grade_job(job: Job) -> Report:
@@ -41,8 +44,9 @@ def grade_job(job: Job) -> Report:
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
             path = Path(tmp) / job.filename
             path.write_bytes(job.source)
-            return grade(job.exercise_root, path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed, image=job.image,
-                         runtime=job.runtime, shown_path=job.shown_path)
+            return grade(Path(job.exercise_root), path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed,
+                         image=job.image, runtime=job.runtime, shown_path=job.shown_path,
+                         fingerprint=job.fingerprint)
     except GraderError as e:
         return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
     except Exception as e:  # a grader bug is not the candidate's fault either: never a score

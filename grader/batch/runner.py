@@ -112,7 +112,7 @@ def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, E
             batch.reused += 1
             continue
         job = Job(key, str(ex.root), found.path.name, found.source, sandbox, gpus, seed, image, runtime,
-                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}")
+                  shown_path=f"{found.candidate}/{found.exercise}/{found.path.name}", fingerprint=ex.fingerprint)
         jobs[key] = (found, job)
     listener.planned(to_grade=len(jobs), already=batch.reused)
     _grade_all(jobs, store, engine, exercises, retries, listener, batch)
@@ -184,7 +184,8 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
         return f"the worker graded exercise version {version}, the batch expects {expected}"
     if env.sandbox != job.sandbox:
         return f"the worker graded in the {env.sandbox or '(unknown)'} sandbox, the batch asked for {job.sandbox}"
-    if job.sandbox == "docker" and env.oci_runtime != job.runtime:
+    # A file the judge answered alone (the stub, a parse error) ran in no sandbox: it has no runtime to match.
+    if job.sandbox == "docker" and env.sandbox != "none" and env.oci_runtime != job.runtime:
         return f"the worker graded under OCI runtime {env.oci_runtime or '(none)'}, the batch expects {job.runtime}"
     return None
 

@@ -9,16 +9,19 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
-from grader.cli.options import gpus_option, runtime_option
+from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option
 from grader.sandbox.oci_runtime import resolve_runtime
 from grader.unknown_exercise import UnknownExercise
+from grader.untrusted import in_markup
 
 
 @click.command()
 @click.argument("submissions", type=click.Path(path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="Output folder: new, empty, or one an earlier batch made (then resumed).")
-@click.option("--exercises", "only", help="Comma-separated exercises to grade (default: every known one found).")
+@click.option("--only", metavar="NAME[,NAME...]",
+              help="Comma-separated exercise names to grade (default: every exercise of the catalog found).")
+@renamed("--exercises", "--only", "only")
 @click.option("--jobs", type=click.IntRange(min=1), help="Gradings at once (default: the number of cores).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: threads on this machine; ray: one Ray task per grading.")
@@ -30,10 +33,9 @@ from grader.unknown_exercise import UnknownExercise
               help="Extra tries for a grading the infrastructure failed.")
 @click.option("--seed", type=int, help="Hypothesis seed for every grading (default: each exercise's).")
 @runtime_option("Recorded in each report; results are kept per runtime.")
-@click.option("--exercise-root", type=click.Path(path_type=Path, file_okay=False),
-              help="Folder of exercise folders (default: the grader's own exercises/).")
-@click.option("--solutions", "solutions", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="Folder of the exercises' solutions every submission is compared with (repeatable; default: "
+@exercise_root_option("the installed exercises (never a folder here)")
+@click.option("--solutions-root", "solutions", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Folder holding <exercise>/ solutions every submission is compared with (repeatable; default: "
                    "the solutions/ beside the exercise root). The grader's own published solutions/ always are.")
 def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root,
           solutions):
@@ -53,15 +55,20 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     from grader.cli.batch_progress import ProgressListener
     from grader.cli.leftovers import reap_leftovers
 
+    from grader.catalogs import grading_catalog
+
     console = Console(stderr=True, highlight=False)
-    exercises = _exercises(exercise_root)
+    catalog, elsewhere = grading_catalog(exercise_root=exercise_root)
+    if elsewhere:
+        console.print(f"[bold yellow]note:[/] {in_markup(elsewhere)}", soft_wrap=True)
+    exercises = _exercises(catalog)
     for folder in solutions:
         if not folder.is_dir():
-            raise UsageError(f"--solutions {str(folder)!r} is not a folder.")
+            raise UsageError(f"--solutions-root {str(folder)!r} is not a folder.")
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
     for name in names or []:
         if name not in exercises:
-            raise UnknownExercise(name, exercises, what=f"Unknown exercise {name!r} in --exercises.")
+            raise UnknownExercise(name, exercises, what=f"Unknown exercise {name!r} in --only ({catalog.describe()}).")
     runtime = resolve_runtime(runtime) if sandbox == "docker" else None  # once: every job carries it
     dest = prepare_output(submissions, out)
     if sandbox == "docker" and engine == "local":
@@ -87,18 +94,10 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
         sys.exit(EXIT_INFRA)  # something gradable has no score: not a clean run
 
 
-def _exercises(root: Path | None) -> dict:
-    from grader.exercise import EXERCISES_DIR, load_exercise
-
-    folder = root or EXERCISES_DIR
-    if not folder.is_dir():
-        raise UsageError(f"--exercise-root {str(folder)!r} is not a folder.")
-    found = {}
-    for toml in sorted(folder.glob("*/exercise.toml")):
-        ex = load_exercise(toml.parent)
-        found[ex.name] = ex
+def _exercises(catalog) -> dict:
+    found = {name: catalog.load(name) for name in catalog.names()}
     if not found:
-        raise UsageError(f"No exercises under {str(folder)!r} (folders holding exercise.toml).")
+        raise UsageError(f"No exercises in {catalog.describe()} (folders holding exercise.toml).")
     return found
 
 

@@ -43,33 +43,57 @@ def changes_text(before: Attempt | None, after: Attempt) -> str:
     return "\n".join([f.counts(), *f.lines()])
 
 
+def history_rows(attempts: list[Attempt]) -> list[dict[str, str]]:
+    """One row per attempt, field by field; ``#`` counts attempts at that exercise ("#3": the third try at it)."""
+    from grader.practice.clock import fmt_local
+
+    rows, previous, counts = [], {}, {}
+    for a in attempts:
+        counts[a.exercise] = counts.get(a.exercise, 0) + 1
+        rows.append({"#": str(counts[a.exercise]), "When": fmt_local(a.at), "Exercise": a.exercise,
+                     "Score": score_text(a), "Time": time_text(a), "Changes": changes_text(previous.get(a.exercise), a)})
+        previous[a.exercise] = a
+    return rows
+
+
 def history_table(attempts: list[Attempt], *, show_exercise: bool) -> Table:
-    """One row per attempt; ``#`` counts attempts at that exercise (so "#3" is the third try at it)."""
+    """The table: names never wrap, the changes wrap at spaces; the time column only when an attempt was timed."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    from grader.practice.clock import fmt_local
-
+    rows = history_rows(attempts)
+    timed = any(r["Time"] for r in rows)
     table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("When", no_wrap=True)
     if show_exercise:
-        table.add_column("Exercise", overflow="fold", max_width=14)
+        table.add_column("Exercise", no_wrap=True)
     table.add_column("Score", justify="right", no_wrap=True)
-    table.add_column("Time", max_width=11)
-    table.add_column("Changes", ratio=1, overflow="fold")
-    previous: dict[str, Attempt] = {}
-    counts: dict[str, int] = {}
-    for a in attempts:
-        counts[a.exercise] = counts.get(a.exercise, 0) + 1
-        cells = [str(counts[a.exercise]), fmt_local(a.at)]
-        if show_exercise:
-            cells.append(a.exercise)
-        cells += [score_text(a), time_text(a), changes_text(previous.get(a.exercise), a)]
+    if timed:
+        table.add_column("Time", no_wrap=True)
+    table.add_column("Changes")
+    for r in rows:
+        cells = [r["#"], r["When"], *([r["Exercise"]] if show_exercise else []), r["Score"],
+                 *([r["Time"]] if timed else []), r["Changes"]]
         table.add_row(*(Text(c) for c in cells))  # names are data, never rich markup
-        previous[a.exercise] = a
     return table
+
+
+def history_stacked(attempts: list[Attempt], *, show_exercise: bool):
+    """The same rows for a narrow terminal: a heading line per attempt, its changes indented below it."""
+    from rich.console import Group
+    from rich.text import Text
+
+    from rich.padding import Padding
+
+    parts = []
+    for r in history_rows(attempts):
+        head = [f"#{r['#']}", *([r["Exercise"]] if show_exercise else []), r["Score"], r["When"],
+                *([r["Time"].replace(chr(10), " ")] if r["Time"] else [])]
+        parts.append(Text(" · ".join(head), style="bold"))
+        parts.append(Padding(Text(r["Changes"]), (0, 0, 0, 3)))  # wrapped lines keep the indent
+    return Group(*parts, "")
 
 
 def best_lines(attempts: list[Attempt]) -> list[Text]:
@@ -116,7 +140,10 @@ def history_cmd(name):
         if others:
             console.print(Text(f"Exercises with attempts: {', '.join(others)}."))
         return
-    console.print(history_table(attempts, show_exercise=name is None))
+    from grader.cli.tables import table_or_stacked
+
+    table_or_stacked(console, history_table(attempts, show_exercise=name is None),
+                     history_stacked(attempts, show_exercise=name is None))
     for line in best_lines(attempts):
         console.print(line)
 

@@ -2,7 +2,8 @@
 
 On a terminal, a table that fits 80 columns (titles wrap, names never; topics, three at most, from 110 columns;
 `grader show` has them all) and reads without colour: a missing best score is a dash, unknown points a question
-mark, never a colour. Piped, one exercise per line, so `grader list | grep NAME` finds it.
+mark, never a colour. Narrower than the table can be without breaking a word, each exercise is stacked on two
+lines instead. Piped, one exercise per line, so `grader list | grep NAME` finds it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from grader.cli.options import exercise_root_option
 from grader.untrusted import shown
 
 #: Columns from which the table has room for topics beside the titles; narrower, `grader show` has them.
@@ -18,8 +20,7 @@ WIDE = 110
 
 
 @click.command("list")
-@click.option("--exercise-root", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="Folder holding exercise folders (default: the grader's exercises/).")
+@exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
 def list_cmd(exercise_root):
     """List the exercises, by level, with your best score at each.
 
@@ -29,22 +30,25 @@ def list_cmd(exercise_root):
     from rich.console import Console
     from rich.text import Text
 
-    from grader.exercise import EXERCISES_DIR
+    from grader.cli.where import authoring
     from grader.practice import history
     from grader.practice.catalog import catalog
 
     console = Console(highlight=False)
-    found = catalog(exercise_root or EXERCISES_DIR)
+    root = authoring(exercise_root, verb="listing").exercises
+    found = catalog(root)
     rows = [_cells(info, history.best_scores().get(info.name)) for info in found.exercises]
     if console.is_terminal:
-        console.print(_table(rows, with_topics=console.width >= WIDE))
+        from grader.cli.tables import table_or_stacked
+
+        table_or_stacked(console, _table(rows, with_topics=console.width >= WIDE), _stacked(rows))
         notes = console
     else:  # a pipe or a file: lines a script can grep and cut, notes apart on stderr
         for cells in rows:
             click.echo("\t".join(shown(cell, newlines=False) for cell in cells))
         notes = Console(stderr=True, highlight=False)
     if not found.exercises:
-        notes.print(Text(f"No exercises under {exercise_root or EXERCISES_DIR}."))
+        notes.print(Text(f"No exercises under {root}."))
     for info in found.exercises:
         if not info.checks.known:
             notes.print(Text(f"{info.name}: points unknown ({info.checks.problem})"))
@@ -83,6 +87,19 @@ def _table(rows, *, with_topics: bool):
         shown_cells = cells if with_topics else cells[:3] + cells[4:]
         table.add_row(*(Text(cell) for cell in shown_cells))
     return table
+
+
+def _stacked(rows):
+    """The rows for a terminal too narrow for the table: the name and title, then the facts, indented."""
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    parts = []
+    for name, title, level, _topics_cell, points, gpu, best in rows:
+        parts.append(Text(name, style="bold"))  # alone on its line: never wrapped
+        parts.append(Padding(Text(f"{title}\n{level} · {points} pts · GPU {gpu} · best {best}"), (0, 0, 0, 4)))
+    return Group(*parts)
 
 
 def _topics(topics, shown: int = 3) -> str:

@@ -14,26 +14,12 @@ from pathlib import Path
 from rich.console import Console
 
 from grader.corpus import CorpusFile, corpus
-from grader.errors import GraderError
-from grader.exercise import Exercise, load_exercise
+from grader.exercise import Exercise
 from grader.mistakes import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
                              mutant_signature, write_record)
 from grader.sandbox.flavor import Flavor
 from grader.untrusted import in_markup
 from grader.validation import ExerciseValidation
-
-
-def exercises_by_name(specs) -> dict[str, Exercise]:
-    """The exercises named or given as folders; one that does not load is left to ``validate_exercises``,
-    which reports it as it does any other."""
-    out = {}
-    for spec in specs:
-        try:
-            ex = load_exercise(spec)
-        except GraderError:
-            continue
-        out[ex.name] = ex
-    return out
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,
@@ -59,7 +45,7 @@ def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, so
     lines = drift(stored, observed, flavor, exercise=ex.name)
     if stored is not None and not stored.current_for(ex):
         lines.insert(0, f"{RECORD_NAME} was recorded on other checks (fingerprint differs): "
-                        "gradings give no diagnosis until `grader validate --more --record` is run")
+                        f"gradings give no diagnosis until `grader validate {ex.name} --more --record` is run")
     for line in lines:
         console.print(f"[yellow]warning: {name}: {in_markup(line)}[/]", soft_wrap=True)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import click
 
 from grader.sandbox.oci_runtime import RUNTIMES
@@ -19,3 +22,38 @@ def runtime_option(recorded: str = "Recorded in each report."):
     return click.option("--runtime", type=click.Choice(RUNTIMES), default=None,
                         help="OCI runtime of the Docker sandbox: runc, or runsc (gVisor; slower, a second wall). "
                              f"Default: $GRADER_RUNTIME, else runc. {recorded}")
+
+
+def exercise_root_option(what: str):
+    """``--exercise-root DIR``: one meaning in every command, a folder holding exercise folders by name."""
+    return click.option("--exercise-root", type=click.Path(file_okay=False, path_type=Path),
+                        help=f"Folder holding exercise folders by name. Default: {what}.")
+
+
+def solutions_root_option(what: str = "the solutions/ beside the exercises used"):
+    """``--solutions-root DIR``: the folder holding ``<exercise>/`` references, variants and mutants."""
+    return click.option("--solutions-root", type=click.Path(file_okay=False, path_type=Path),
+                        help=f"Folder holding <exercise>/ reference, variants/ and mutants/. Default: {what}.")
+
+
+def renamed(old: str, new: str, dest: str, **kwargs):
+    """A hidden old spelling of an option, kept for one release: it fills ``dest`` when the new one was not
+    given, and says once, on stderr, what it is called now."""
+    key = f"renamed_{old.lstrip('-').replace('-', '_')}"
+
+    def remember(ctx, param, value):
+        if value is not None:
+            click.echo(f"deprecated: {old} is now {new}; the old spelling goes in the next release.", err=True)
+            ctx.meta[key] = value
+
+    def decorate(f):
+        @functools.wraps(f)
+        def command(*args, **params):
+            ctx = click.get_current_context()
+            if key in ctx.meta and params.get(dest) is None:
+                params[dest] = ctx.meta[key]
+            return f(*args, **params)
+
+        return click.option(old, key, hidden=True, expose_value=False, callback=remember, **kwargs)(command)
+
+    return decorate

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from grader.cli.options import exercise_root_option, renamed
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
 from grader.sandbox.oci_runtime import RUNTIMES
 from grader.untrusted import shown
@@ -34,8 +35,8 @@ def _say(line: str, *, err: bool = False) -> None:
 @click.command("regrade")
 @click.argument("report_path", metavar="REPORT.json|OUTDIR", type=click.Path(path_type=Path))
 @click.argument("submission", required=False, type=click.Path(path_type=Path))
-@click.option("--exercises", "--exercise-root", "exercise_root", type=click.Path(path_type=Path, file_okay=False),
-              help="Folder holding exercise folders by name (default: the repository's exercises/).")
+@exercise_root_option("the installed exercises (never a folder here, nor one a report names)")
+@renamed("--exercises", "--exercise-root", "exercise_root", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--sandbox", type=click.Choice(["docker", "local"]),
               help="Sandbox to regrade in (default docker, whatever the report records: a recorded local "
                    "sandbox is used only when asked for here, and noted).")
@@ -51,6 +52,12 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, submis
     REPORT.json: SUBMISSION defaults to the report's submission file beside it, or in a
     bundle's submission/ folder. OUTDIR: every row of a `grader batch` output folder.
     """
+    from grader.catalogs import grading_catalog
+
+    catalog, elsewhere = grading_catalog(exercise_root=exercise_root)
+    if elsewhere:
+        _say(f"note: {elsewhere}", err=True)
+    exercise_root = catalog.exercises
     if Path(report_path).is_dir():
         if submission is not None:
             raise UsageError("SUBMISSION goes with REPORT.json; for an output folder, use --submissions DIR.")
@@ -68,7 +75,8 @@ def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) ->
     if report.audience == "candidate":
         raise UsageError(f"{report_path} is a candidate's copy: hidden checks' ids are hashed, so it cannot be "
                          "compared check by check.", hint="Regrade from the panel-audience report.")
-    path = submission or _default_submission(report_path, report.environment.submission_name)
+    path = submission or _default_submission(report_path, report.environment.submission_name,
+                                             report.environment.submission_path)
     edited = _bundle_lines(report_path)
     result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
@@ -124,7 +132,11 @@ def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs)
         sys.exit(EXIT_INFRA)
 
 
-def _default_submission(report_path: Path, name: str) -> Path:
+def _default_submission(report_path: Path, name: str, recorded: str = "") -> Path:
+    """The file beside the report (or in a bundle's submission/ folder). The path the report records is
+    only ever quoted, never opened: a report is data anyone can edit."""
+    import shlex
+
     folder = Path(report_path).parent
     if Path(name).name != name or name in (".", ".."):  # a report's field is a file name, never a path
         raise UsageError(f"The report names its submission {name!r}, which is not a file name.",
@@ -132,5 +144,9 @@ def _default_submission(report_path: Path, name: str) -> Path:
     for candidate in (folder / name, folder / "submission" / name):
         if name and candidate.is_file():
             return candidate
+    hint = "Pass the submission file as the second argument"
+    if recorded:
+        hint += (f". The report records it was graded from {recorded} (not opened by regrade; its sha256 is "
+                 f"checked): grader regrade {shlex.quote(str(report_path))} {shlex.quote(recorded)}")
     raise UsageError(f"No submission named {name or '(unrecorded)'!r} beside {str(report_path)!r} "
-                     "or in its submission/ folder.", hint="Pass the submission file as the second argument.")
+                     "or in its submission/ folder.", hint=hint + ".")

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import click
 
+from grader.cli.options import exercise_root_option
 from grader.errors import UsageError
 
 #: The real interview's length; kept equal to ``grader.practice.clock.DEFAULT_MINUTES`` (a test says so).
 DEFAULT_MINUTES = 45
 
 
-def _exercise_name(spec: str, *, stopping: bool) -> str:
+def _exercise_name(spec: str, *, stopping: bool, exercise_root=None) -> str:
     """The exercise's own name (the clock's key, as on its reports); a stale clock can be stopped by name."""
-    from grader.exercise import load_exercise
+    from pathlib import Path
+
+    from grader.catalogs import authoring_catalog
     from grader.practice import clock
 
     try:
-        return load_exercise(spec).name
+        return authoring_catalog(Path.cwd(), exercise_root=exercise_root).resolve(spec).name
     except UsageError:
         if stopping and clock.current(spec) is not None:
             return spec  # the exercise is gone, its clock is not: let the candidate stop it
@@ -29,7 +32,8 @@ def _exercise_name(spec: str, *, stopping: bool) -> str:
               help="Time limit in minutes.")
 @click.option("--restart", is_flag=True, help="Start again from zero if a clock is already running.")
 @click.option("--stop", is_flag=True, help="End timed mode for NAME.")
-def start(name, minutes, restart, stop):
+@exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
+def start(name, minutes, restart, stop, exercise_root):
     """Start a clock for exercise NAME: later `grader submit`s show the time taken and mark a late one."""
     from rich.console import Console
     from rich.text import Text
@@ -41,7 +45,7 @@ def start(name, minutes, restart, stop):
     if stop and restart:
         raise UsageError("--stop and --restart contradict each other.",
                          hint=f"Use `grader start {name} --stop` to end timed mode, or --restart to start over.")
-    exercise = _exercise_name(name, stopping=stop)
+    exercise = _exercise_name(name, stopping=stop, exercise_root=exercise_root)
     if stop:
         ended = clock.stop(exercise)
         if ended is None:

@@ -8,13 +8,14 @@ attempt remembered for ``grader history``.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
 import click
 
-from grader.cli.options import gpus_option, runtime_option
-from grader.errors import EXIT_INFRA
+from grader.cli.options import exercise_root_option, gpus_option, runtime_option
+from grader.errors import EXIT_INFRA, UsageError
 
 SANDBOXES = ("auto", "docker", "local")
 
@@ -22,6 +23,8 @@ SANDBOXES = ("auto", "docker", "local")
 @click.command()
 @click.argument("exercise", required=False)
 @click.argument("submission", required=False)
+@exercise_root_option("the installed exercises (never a folder here; inside another checkout, a note says how "
+                      "to use it)")
 @click.option("--sandbox", type=click.Choice(SANDBOXES), default="auto", show_default=True,
               help="Where candidate code runs. auto: Docker when an engine and the image answer, otherwise "
                    "local, which is NOT isolated (said on the scorecard).")
@@ -37,8 +40,8 @@ SANDBOXES = ("auto", "docker", "local")
 @click.option("--bundle", "bundle_dir", type=click.Path(path_type=Path),
               help="Also write a grading bundle (submission, full report, output, environment, SHA256SUMS, "
                    "SIGNATURE made with your signing key: `grader key`) here.")
-def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, seed, audience, no_history, runtime,
-           bundle_dir):
+def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, md_path, gpus, seed, audience,
+           no_history, runtime, bundle_dir):
     """Grade SUBMISSION against EXERCISE and show the scorecard.
 
     \b
@@ -46,18 +49,22 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
     grader submit FILE            a file inside a workspace
     grader submit NAME            that exercise: the workspace's file, or the exercise's own stub
     grader submit NAME FILE       any file (or a folder holding it)
+
+    The exercise comes from the installed catalog by name (or from --exercise-root), never
+    from a folder here. A file that does not parse, and the untouched stub, are answered at
+    once, without a sandbox.
     """
     from rich.console import Console
     from rich.text import Text
 
+    from grader.catalogs import grading_catalog
     from grader.cli.submit_progress import check_progress
-    from grader.grading import grade
+    from grader.exercise import resolve_submission
+    from grader.grading import alone_reason, grade, read_submission
     from grader.practice import clock
     from grader.practice.target import resolve_target, untouched_stub_note
     from grader.reports.render import check_report_paths, write_reports
     from grader.reports.terminal import render_terminal
-    from grader.sandbox.choice import choose_sandbox
-    from grader.sandbox.gpu import gpu_request
 
     check_report_paths(json_path=json_path, html_path=html_path, md_path=md_path)  # fail before grading
     if bundle_dir is not None:
@@ -65,35 +72,68 @@ def submit(exercise, submission, sandbox, json_path, html_path, md_path, gpus, s
 
         check_bundle_dest(bundle_dir)
     cwd = Path.cwd()
-    target = resolve_target(exercise, submission, cwd=cwd)
-    console, err = Console(), Console(stderr=True, highlight=False)
-    timing = clock.timing_for(target.exercise.name)  # submitted now: the grading's own time does not count
-    request, _ = gpu_request(target.exercise.config.exercise.gpu, gpus)  # a required exercise without --gpus: exit 2
-    choice = choose_sandbox(sandbox, gpu=request)  # GPUs with auto: Docker's CUDA image, or not graded (exit 3)
+    console, err = Console(), Console(stderr=True, highlight=False, soft_wrap=True)
+    catalog, elsewhere = grading_catalog(cwd, exercise_root=exercise_root)
+    try:
+        target = resolve_target(exercise, submission, cwd=cwd, catalog=catalog)
+    except UsageError as e:
+        if elsewhere:  # the likely cause: the exercise is in the checkout around this folder
+            e.hint = f"{e.hint} Note: {elsewhere}." if e.hint else f"Note: {elsewhere}."
+        raise
+    ex = target.exercise
+    path = resolve_submission(ex, target.submission)
+    source = read_submission(path)
+    given_as = target.given or _as_typed(path, cwd)
+    stub_note = untouched_stub_note(target, hashlib.sha256(source).hexdigest(), cwd=cwd, given_as=given_as)
+    if stub_note:  # before anything else: nothing below is about the candidate's work
+        err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
+    for note in ([elsewhere] if elsewhere else []) + target.notes:
+        err.print(Text.assemble(("note: ", "bold yellow"), note))
+    timing = clock.timing_for(ex.name)  # submitted now: the grading's own time does not count
+    if alone_reason(ex, source, given_as=given_as) is None:
+        choice = _sandbox(sandbox, ex, gpus, err)
+    else:
+        choice = sandbox  # the judge answers alone: no sandbox to choose, no engine to ask
+    with check_progress(err, audience=audience) as on_event:  # on a terminal only; gone before the scorecard
+        report = grade(ex, path, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime, on_event=on_event,
+                       given_as=given_as)
+    report.timing = timing
+    render_terminal(report, console, audience=audience)
+    write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
+    if bundle_dir is not None:
+        from grader.evidence.bundle import write_bundle
+
+        write_bundle(report, path, bundle_dir)
+    if not no_history and not report.untouched_stub:  # the stub's 0 is not the candidate's attempt
+        _remember(report, console)
+    if not report.graded:
+        sys.exit(EXIT_INFRA)
+
+
+def _sandbox(kind: str, ex, gpus, err):
+    """The sandbox for a real grading, chosen once so its note comes before the progress line."""
+    from rich.text import Text
+
+    from grader.sandbox.choice import choose_sandbox
+    from grader.sandbox.gpu import gpu_request
+
+    request, _ = gpu_request(ex.config.exercise.gpu, gpus)  # a required exercise without --gpus: exit 2
+    choice = choose_sandbox(kind, gpu=request)  # GPUs with auto: Docker's CUDA image, or not graded (exit 3)
     if choice.note:
         err.print(Text.assemble(("note: ", "bold yellow"), choice.note))
     if choice.kind == "docker":
         from grader.cli.leftovers import reap_leftovers
 
         reap_leftovers(err)
-    with check_progress(err, audience=audience) as on_event:  # on a terminal only; gone before the scorecard
-        report = grade(target.exercise, target.submission, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime,
-                       on_event=on_event)
-    report.timing = timing
-    render_terminal(report, console, audience=audience)
-    write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
-    if bundle_dir is not None:
-        from grader.evidence.bundle import write_bundle
-        from grader.exercise import resolve_submission
+    return choice
 
-        write_bundle(report, resolve_submission(target.exercise, target.submission), bundle_dir)
-    stub_note = untouched_stub_note(target, report, cwd=cwd)
-    if stub_note:
-        err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
-    if not no_history and stub_note is None:  # the stub's 0 is not the candidate's attempt
-        _remember(report, console)
-    if not report.graded:
-        sys.exit(EXIT_INFRA)
+
+def _as_typed(path: Path, cwd: Path) -> str:
+    """How a user would name ``path`` from ``cwd``: relative below it (``attention.py`` in a workspace)."""
+    try:
+        return str(path.resolve().relative_to(cwd.resolve()))
+    except (OSError, ValueError):
+        return str(path)
 
 
 def _remember(report, console) -> None:

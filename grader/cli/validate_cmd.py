@@ -8,17 +8,18 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INVALID, UsageError
-from grader.cli.options import gpus_option, runtime_option
+from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option, solutions_root_option
 
 
 @click.command("validate")
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, metavar="[NAME]...")
 @click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Gradings at once (each its own judge and sandbox).")
 @click.option("--seed", type=int, help="Hypothesis seed (default: each exercise's).")
-@click.option("--solutions", "solutions_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder holding <exercise>/ reference, variants/ and mutants/ (default: solutions/).")
+@exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
+@solutions_root_option()
+@renamed("--solutions", "--solutions-root", "solutions_root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--more", is_flag=True, help="Also grade the mutants in more_mutants/ (CI grades mutants/ only).")
 @click.option("--parity", is_flag=True,
               help="With --sandbox docker: also grade the reference, the stub and the first mutant in the local "
@@ -37,9 +38,12 @@ from grader.cli.options import gpus_option, runtime_option
               "it, differences from the record are warnings.")
 @gpus_option("each grading (every check must run: one skipped fails the file; compared with the cuda record)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record, mutation, max_mutants, min_score,
-             json_path, gpus, runtime):
-    """Check that every exercise (all by default) proves what it must.
+def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more, parity, record, mutation,
+             max_mutants, min_score, json_path, gpus, runtime):
+    """Check that every exercise (all by default, or those NAMEd) proves what it must.
+
+    It reads the checkout around this folder (exercises/ and solutions/ beside a pyproject.toml
+    naming grader), else the installed one, and says which when it is not the installed one.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
     and every mutant loses points. Exits 4 naming the exercise and the file or check
@@ -51,7 +55,8 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
     from grader.untrusted import in_markup
     from rich.table import Table
 
-    from grader.validation import SOLUTIONS_DIR, all_exercise_names, validate_exercises
+    from grader.cli.where import authoring
+    from grader.validation import validate_exercises
 
     if not mutation and (max_mutants or min_score is not None or json_path):
         raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
@@ -60,12 +65,14 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                                "not with --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
-    from grader.cli.mistakes_note import exercises_by_name, note_mistakes
     from grader.exercise import GpuPolicy
 
-    loaded = exercises_by_name(exercises or all_exercise_names())  # for their mistake records
-    required = [name for name, ex in loaded.items() if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
-    if exercises and required and not gpus:  # named, as `grader submit NAME` without --gpus: exit 2 naming the GPU
+    catalog = authoring(exercise_root, solutions_root, verb="validating")
+    named = bool(exercises)
+    exercises = [catalog.resolve(spec) for spec in exercises] or [catalog.load(n) for n in catalog.names()]
+    solutions_dir = catalog.solutions
+    required = [ex.name for ex in exercises if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
+    if named and required and not gpus:  # named, as `grader submit NAME` without --gpus: exit 2 naming the GPU
         raise UsageError(f"{', '.join(required)} need{'s' if len(required) == 1 else ''} a GPU "
                          "(gpu = \"required\") and none was requested: validated only with --gpus.",
                          hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
@@ -84,17 +91,19 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
     if mutation:
         from grader.mutation.command import run_mutation
 
-        names = list(exercises or all_exercise_names())
         if not gpus and required:  # all exercises, without a GPU: those that need one are said, not graded
             console.print(f"[bold yellow]not scored (they need a GPU, --gpus): {in_markup(', '.join(required))}[/]",
                           soft_wrap=True)
-            names = [n for n in names if n not in required]
-        sys.exit(run_mutation(console, names, sandbox=sandbox, jobs=jobs, seed=seed,
-                              solutions_dir=solutions_dir or SOLUTIONS_DIR, max_mutants=max_mutants,
+            exercises = [ex for ex in exercises if ex.name not in required]
+        sys.exit(run_mutation(console, exercises, sandbox=sandbox, jobs=jobs, seed=seed,
+                              solutions_dir=solutions_dir, max_mutants=max_mutants,
                               json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
+    from grader.cli.mistakes_note import note_mistakes
+
+    loaded = {ex.name: ex for ex in exercises}  # for their mistake records
     results = []
-    for result in validate_exercises(exercises or all_exercise_names(), sandbox=sandbox, jobs=jobs, seed=seed,
-                                     solutions_dir=solutions_dir or SOLUTIONS_DIR, more=more, runtime=runtime,
+    for result in validate_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed,
+                                     solutions_dir=solutions_dir, more=more, runtime=runtime,
                                      gpus=gpus, parity="local" if parity else None):
         results.append(result)
         if result.not_validated is not None:
@@ -128,8 +137,7 @@ def validate(exercises, sandbox, jobs, seed, solutions_dir, more, parity, record
                           f"(skipped without --gpus): {in_markup(', '.join(skipped))}; on a machine with an NVIDIA GPU "
                           f"run `grader validate {in_markup(result.exercise)} --gpus all`[/]", soft_wrap=True)
         if result.exercise in loaded:
-            note_mistakes(console, loaded[result.exercise], result, solutions_dir or SOLUTIONS_DIR, record=record,
-                          flavor=result.flavor)
+            note_mistakes(console, loaded[result.exercise], result, solutions_dir, record=record, flavor=result.flavor)
     unproved = [r.exercise for r in results if r.not_validated is not None]
     if unproved:
         console.print(f"[bold yellow]not validated (they need a GPU): {in_markup(', '.join(unproved))}[/]; every other "

@@ -46,7 +46,16 @@ class CandidateError(Exception):
 
 
 class SandboxFailure(Exception):
-    """No answer came back: the check cannot pass. Subclasses say why."""
+    """No answer came back: the check cannot pass. Subclasses say why.
+
+    ``during_import``: the worker was still importing the submission (an import that hangs past the
+    full call deadline, or kills the sandbox): no check can run the candidate's logic, so the plugin
+    tells it once, as the file not importing, instead of once per check.
+    """
+
+    def __init__(self, message: str = "", *, during_import: bool = False):
+        super().__init__(message)
+        self.during_import = during_import
 
 
 class SandboxTimeout(SandboxFailure):
@@ -111,13 +120,14 @@ class CheckSandbox:
 
     def call(self, probe: str, *args, **kwargs):
         """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
-        if self.record.lost is not None:
-            raise type(self.record.lost)(str(self.record.lost))
+        lost = self.record.lost
+        if lost is not None:
+            raise type(lost)(str(lost), during_import=lost.during_import)
         result = self._sandbox.call(probe, args, kwargs, already_bytes=self.record.received_bytes)
         self.record.add(result)
         if result.failure is not None:
-            self.record.lost = _FAILURES[result.failure](result.failure_message)
-            raise type(self.record.lost)(result.failure_message)
+            self.record.lost = _FAILURES[result.failure](result.failure_message, during_import=result.during_import)
+            raise type(self.record.lost)(result.failure_message, during_import=result.during_import)
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)
         return result.value

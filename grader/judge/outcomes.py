@@ -55,7 +55,7 @@ def is_assertion(exc: BaseException | None) -> bool:
 
 def classify(result: CheckResult, excinfo, report) -> None:
     exc = root(excinfo.value) if excinfo is not None else None
-    if isinstance(exc, CandidateError) and exc.during_import:
+    if isinstance(exc, (CandidateError, SandboxFailure)) and exc.during_import:
         # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
         result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
         return

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from grader.errors import GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
-from grader.judge.calls import CandidateError, CheckSandbox
+from grader.judge.calls import CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
 from grader.judge.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
@@ -64,6 +64,32 @@ def pytest_addoption(parser):
     group.addoption("--grader-local-gpu-env", help="local sandbox with a GPU: the environment its plan passes on, "
                     "as JSON (default: planned here, from what this machine's torch sees)")
     group.addoption("--grader-id", help="grading id used to label containers")
+    group.addoption("--grader-fingerprint", help="the exercise's fingerprint as the caller loaded it: refused "
+                                                 "before any conftest or check loads when its files differ")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """The exercise the judge is about to load is the one its caller fingerprinted, or nothing of it loads.
+
+    This runs before pytest imports any ``conftest.py`` or check: the caller hashed the catalog's
+    files, and a folder edited (or swapped) between that and this child re-reading them is refused
+    here, with an "infra" event, so its code never runs in the judge.
+    """
+    options = early_config.known_args_namespace
+    expected = getattr(options, "grader_fingerprint", None)
+    if not expected:
+        return
+    folder = getattr(options, "grader_exercise", None)
+    actual = load_exercise(Path(folder)).fingerprint if folder else None
+    if actual != expected:
+        reason = (f"the exercise's files changed after it was loaded (fingerprint {expected[:12]}, now "
+                  f"{(actual or 'unknown')[:12]}): not graded against them; rerun")
+        events = getattr(options, "grader_events", None)
+        if events:
+            with open(events, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": "infra", "reason": reason}) + "\n")
+        raise pytest.UsageError(reason)
 
 
 def pytest_configure(config):
@@ -285,8 +311,16 @@ class GraderPlugin:
             result.score = result.max_score
         return result
 
-    def _note_load_error(self, exc: CandidateError, check: str) -> None:
+    def _note_load_error(self, exc: CandidateError | SandboxFailure, check: str) -> None:
         """The import's exception, told once for the report: the checks themselves just say "not run"."""
+        if isinstance(exc, SandboxFailure):  # it never finished: hung past its deadline, or took the sandbox down
+            what = str(exc).split(" ran past ", 1)
+            summary = (f"it never finished importing (it ran past "
+                       f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
+                       str(exc).replace(" while importing the submission", " while importing it"))
+            self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
+            self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+            return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
@@ -353,7 +387,8 @@ def _spec(item, default_visibility: str) -> CheckSpec:
         raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
     try:
         return CheckSpec(id=item.nodeid, name=name, points=float(value), visibility=Visibility(kind),
-                         hint=hint.args[0] if hint else None, documented=bool(doc))
+                         hint=hint.args[0] if hint else None, documented=bool(doc),
+                         gpu=item.get_closest_marker("gpu") is not None)
     except ValidationError as e:  # a hint that is not text, say
         raise pytest.UsageError(f"{item.nodeid}: the check's markers do not make a check spec: {e}") from None
 

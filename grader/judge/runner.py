@@ -59,6 +59,7 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
         f"--hypothesis-seed={seed}",
         "--grader-submission", str(submission), "--grader-exercise", str(exercise.root),
         "--grader-sandbox", sandbox, "--grader-events", str(events), "--grader-id", grading_id,
+        "--grader-fingerprint", exercise.fingerprint,
     ]
     if gpus:
         args += ["--grader-gpus", gpus]

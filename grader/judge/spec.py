@@ -26,3 +26,4 @@ class CheckSpec(BaseModel):
     visibility: Visibility
     hint: str | None = None
     documented: bool = Field(default=True, description="False: the check has no docstring and its name is made up")
+    gpu: bool = Field(default=False, description="marked gpu: it runs only in a sandbox that sees a GPU")

@@ -110,27 +110,43 @@ def describe(ex: Exercise) -> ExerciseInfo:
 
 def check_counts(ex: Exercise) -> CheckCounts:
     """The cached counts for this exact exercise content, or collect them (a failure is not cached: rerun retries)."""
+    try:
+        return CheckCounts.from_specs(cached_checks(ex))
+    except CollectionFailed as e:
+        return CheckCounts.unknown(str(e))
+
+
+def cached_checks(ex: Exercise) -> list[CheckSpec]:
+    """The exercise's checks as its judge collects them, from the cache keyed by its fingerprint, or collected
+    now and cached. What the judge answers alone (an untouched stub, a file that does not parse) lists these."""
     cache = data_dir() / CACHE_FOLDER / f"{ex.fingerprint}.json"
     cached = _read_cache(cache)
     if cached is not None:
         return cached
-    try:
-        counts = CheckCounts.from_specs(collect_checks(ex))
-    except CollectionFailed as e:
-        return CheckCounts.unknown(str(e))
+    specs = collect_checks(ex)  # CollectionFailed is not cached: the next run collects again
+    remember_checks(ex, specs)
+    return specs
+
+
+def remember_checks(ex: Exercise, specs: list[CheckSpec]) -> None:
+    """Cache what a judge collected for ``ex`` (a grading collects them too: it fills the cache for free)."""
+    cache = data_dir() / CACHE_FOLDER / f"{ex.fingerprint}.json"
+    if _read_cache(cache) == specs:
+        return
     with atomic_write(cache) as f:
-        json.dump({"grader_version": __version__, "exercise": ex.name, "counts": asdict(counts)}, f)
-    return counts
+        json.dump({"grader_version": __version__, "exercise": ex.name,
+                   "counts": asdict(CheckCounts.from_specs(specs)),
+                   "checks": [s.model_dump(mode="json") for s in specs]}, f)
 
 
-def _read_cache(path: Path) -> CheckCounts | None:
+def _read_cache(path: Path) -> list[CheckSpec] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("grader_version") != __version__:  # the plugin's counting may have changed
             return None
-        return CheckCounts(**data["counts"])
+        return [CheckSpec.model_validate(spec) for spec in data["checks"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # missing or damaged: collect again
+        return None  # missing, damaged or from before specs were kept: collect again
 
 
 def collect_checks(ex: Exercise) -> list[CheckSpec]:

@@ -33,8 +33,13 @@ class CheckOutcome:
 
     @property
     def ran(self) -> bool:
-        """A skipped check (say, a GPU check on a laptop) neither passed nor failed: it cannot flip."""
-        return self.status != "skipped"
+        """A skipped check (say, a GPU check on a laptop) neither passed nor failed, and one that did not run
+        (the file did not import) says nothing about the check: neither can flip."""
+        return self.status not in ("skipped", NOT_RUN)
+
+
+#: How the history stores a check that did not run because the file did not import.
+NOT_RUN = "not run"
 
 
 @dataclass(frozen=True)
@@ -63,14 +68,26 @@ class Flips:
     fixed: list[str]  # failed before, pass now (names)
     broke: list[str]  # passed before, fail now
     exercise_changed: bool  # the exercise's checks changed in between: compare with care
+    #: The file does not import now (no check ran): how many passed before. Said in one line, not per check.
+    stopped: int | None = None
+    #: The file did not import before and does now: (checks passing now, checks that ran).
+    resumed: tuple[int, int] | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.fixed or self.broke)
+        return bool(self.fixed or self.broke or self.stopped or self.resumed)
 
     def counts(self) -> str:
-        """``fixed 2, broke 1`` (``no check flipped`` when none did), with a note when the exercise changed."""
-        parts = [f"{label} {len(names)}" for label, names in (("fixed", self.fixed), ("broke", self.broke)) if names]
-        text = ", ".join(parts) or "no check flipped"
+        """``fixed 2, broke 1`` (``no check flipped`` when none did), with a note when the exercise changed;
+        a file that stopped (or started again) importing is one sentence, not a line per check."""
+        if self.stopped is not None:
+            text = (f"the file does not import now: {self.stopped} check{'s' if self.stopped != 1 else ''} that "
+                    "passed last time did not run") if self.stopped else "the file does not import now: no check ran"
+        elif self.resumed is not None:
+            text = f"the file imports again: {self.resumed[0]} of {self.resumed[1]} checks pass"
+        else:
+            parts = [f"{label} {len(names)}" for label, names in (("fixed", self.fixed), ("broke", self.broke))
+                     if names]
+            text = ", ".join(parts) or "no check flipped"
         return f"{text} (the exercise changed in between)" if self.exercise_changed else text
 
     def lines(self) -> list[str]:
@@ -85,7 +102,7 @@ def record(report: Report, *, db: Path | None = None) -> Attempt | None:
     if not report.graded:
         return None
     report = for_audience(report, "candidate")
-    checks = {c.id: [c.name, c.status.value, c.score, c.max_score] for c in report.checks}
+    checks = {c.id: [c.name, NOT_RUN if c.not_run else c.status.value, c.score, c.max_score] for c in report.checks}
     timing = report.timing
     env = report.environment
     at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -122,13 +139,24 @@ def best_scores(*, db: Path | None = None) -> dict[str, Attempt]:
 
 def flips(before: Attempt, after: Attempt) -> Flips:
     """Which checks flipped from ``before`` to ``after`` (checks present in both and run both times only)."""
+    changed = before.fingerprint != after.fingerprint
+    if _none_ran(after):
+        return Flips([], [], changed, stopped=sum(c.passed for c in before.checks.values()))
+    if _none_ran(before):
+        ran = [c for c in after.checks.values() if c.ran]
+        return Flips([], [], changed, resumed=(sum(c.passed for c in ran), len(ran)))
     fixed, broke = [], []
     for check_id, now in after.checks.items():
         then = before.checks.get(check_id)
         if then is None or not (then.ran and now.ran) or then.passed == now.passed:
             continue
         (fixed if now.passed else broke).append(now.name)
-    return Flips(fixed=fixed, broke=broke, exercise_changed=before.fingerprint != after.fingerprint)
+    return Flips(fixed=fixed, broke=broke, exercise_changed=changed)
+
+
+def _none_ran(a: Attempt) -> bool:
+    """No check ran the candidate's logic: the file did not import (every check not run, or skipped)."""
+    return any(c.status == NOT_RUN for c in a.checks.values()) and not any(c.ran for c in a.checks.values())
 
 
 def _attempt(row) -> Attempt:

@@ -27,20 +27,29 @@ DIR_MODE = 0o040755
 MSDOS_DIRECTORY = 0x10
 
 
-def pack_exercise(ex: Exercise, out: Path, *, force: bool = False) -> list[str]:
-    """Write the pack for ``ex`` to ``out`` (atomically); returns the names it holds, in order."""
+def pack_exercise(ex: Exercise, out: Path, *, force: bool = False, candidate: str | None = None) -> list[str]:
+    """Write the pack for ``ex`` to ``out`` (atomically); returns the names it holds, in order. ``candidate``
+    (who it is for) goes into the marker, so that ``grader hand-in`` files the answer under that name."""
     out = Path(out)
     _check_destination(ex, out, force=force)
     files = {f"{ex.name}/{name}": data for name, data in public_contents(ex).items()}
-    files[f"{ex.name}/{MARKER}"] = marker_text(ex, portable=True).encode()
-    names = [f"{ex.name}/", *sorted(files)]
+    files[f"{ex.name}/{MARKER}"] = marker_text(ex, candidate=candidate).encode()
+    data, names = reproducible_zip([f"{ex.name}/"], files)
+    write_atomically(out, data)
+    return names
+
+
+def reproducible_zip(folders: list[str], files: dict[str, bytes]) -> tuple[bytes, list[str]]:
+    """A zip of ``folders`` (names ending in "/") then ``files`` (sorted), whose bytes depend on nothing but
+    these: fixed timestamps, modes and order. Returns the bytes and the names in order."""
+    names = [*folders, *sorted(files)]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
-        zf.writestr(_entry(names[0], DIR_MODE, directory=True), b"")
-        for name in names[1:]:
+        for name in folders:
+            zf.writestr(_entry(name, DIR_MODE, directory=True), b"")
+        for name in sorted(files):
             zf.writestr(_entry(name, FILE_MODE), files[name])
-    _write_atomically(out, buffer.getvalue())
-    return names
+    return buffer.getvalue(), names
 
 
 def _entry(name: str, mode: int, *, directory: bool = False) -> zipfile.ZipInfo:
@@ -62,7 +71,7 @@ def _check_destination(ex: Exercise, out: Path, *, force: bool) -> None:
         raise UsageError(f"{out} already exists.", hint="Pass --force to replace it.")
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     # grader.atomic writes text; a zip is bytes. Same idea: a hidden temporary beside it, then rename.
     tmp = path.with_name(f".{path.name}.tmp")
     try:

@@ -3,24 +3,27 @@
 - ``grader submit`` inside a workspace: its exercise, its file.
 - ``grader submit FILE`` (or a workspace folder): the workspace holding it says the exercise.
 - ``grader submit NAME``: that exercise; inside a workspace of the same exercise, the
-  workspace's file, otherwise the stub in the exercise folder (an author editing in place).
+  workspace's file, otherwise the exercise's own stub.
 - ``grader submit NAME FILE``: exactly that.
 
-A path that is a workspace wins over an exercise of the same name, because
-``grader init attention`` makes a folder called ``attention``: the candidate who
-then types ``grader submit attention`` means their work, not our stub.
+The exercise always comes from the catalog the command grades against (``grader.catalogs``),
+by the name the argument or the workspace's marker gives: a folder here that holds an
+``exercise.toml`` is never loaded, whatever it is called. A path that is a workspace wins over
+an exercise of the same name, because ``grader init attention`` makes a folder called
+``attention``: the candidate who then types ``grader submit attention`` means their work.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.catalogs import Catalog
 from grader.errors import UsageError
-from grader.exercise import Exercise, load_exercise
+from grader.exercise import EXERCISE_NAME, Exercise
 from grader.practice.workspace import MARKER, Workspace, find_workspace
-from grader.reports.model import Report
 from grader.untrusted import shown
 
 
@@ -29,11 +32,13 @@ class Target:
     exercise: Exercise
     submission: Path | None  # None: the exercise's own stub
     workspace: Workspace | None = None
+    notes: list[str] = field(default_factory=list)  # said before grading (a workspace made from an older exercise)
+    given: str | None = None  # the file as the user named it, for messages about it
 
 
-def resolve_target(first: str | None, second: str | None, *, cwd: Path) -> Target:
+def resolve_target(first: str | None, second: str | None, *, cwd: Path, catalog: Catalog) -> Target:
     if second is not None:
-        return Target(load_exercise(first), Path(second))
+        return Target(catalog.resolve(first), Path(second), given=second)
     if first is None:
         ws = find_workspace(cwd)
         if ws is None:
@@ -41,42 +46,51 @@ def resolve_target(first: str | None, second: str | None, *, cwd: Path) -> Targe
                 f"No exercise given, and {str(cwd)!r} is not inside a workspace (no {MARKER} here or above).",
                 hint="Name one: `grader submit NAME [FILE]` (`grader list` shows the names), "
                      "or make a workspace with `grader init NAME`.")
-        return Target(ws.load(), ws.submission, ws)
+        return _in_workspace(ws, ws.submission, catalog)
     path = Path(first)
     if not path.is_absolute():
         path = cwd / path
     if path.exists():
         ws = find_workspace(path)
         if ws is not None:
-            return Target(ws.load(), path if path.is_file() else ws.submission, ws)
-    if path.is_file():
-        raise UsageError(f"{first!r} is not inside a workspace, so which exercise it answers is unknown.",
-                         hint=f"Name the exercise: `grader submit NAME {first}`.")
-    exercise = load_exercise(first)  # a name or an exercise folder; the error lists the known names
+            return _in_workspace(ws, path if path.is_file() else ws.submission, catalog, given=first)
+        if path.is_file():
+            raise UsageError(f"{first!r} is not inside a workspace, so which exercise it answers is unknown.",
+                             hint=f"Name the exercise: `grader submit NAME {first}`.")
+    elif not re.fullmatch(EXERCISE_NAME, first):  # not a name, so a file or folder that is not there
+        raise UsageError(f"Submission {shown(first, newlines=False)!r} does not exist"
+                         + (f" (in {shown(str(cwd), newlines=False)})." if not Path(first).is_absolute() else "."),
+                         hint="Check the file's name; inside a workspace, `grader submit` alone grades its file.")
+    exercise = catalog.resolve(first)  # a name, or the catalog's own folder; the error lists the known names
     ws = find_workspace(cwd)
-    if ws is not None and ws.load().name == exercise.name:
-        return Target(exercise, ws.submission, ws)
+    if ws is not None and ws.exercise == exercise.name:
+        return Target(exercise, ws.submission, ws, ws.notes(exercise))
     return Target(exercise, None)
 
 
-def untouched_stub_note(target: Target, report: Report, *, cwd: Path) -> str | None:
-    """What to tell a candidate whose graded file is the exercise's stub byte for byte; ``None`` otherwise.
+def _in_workspace(ws: Workspace, submission: Path, catalog: Catalog, *, given: str | None = None) -> Target:
+    exercise = ws.load(catalog)
+    return Target(exercise, submission, ws, ws.notes(exercise), given=given)
+
+
+def untouched_stub_note(target: Target, sha256: str, *, cwd: Path, given_as: str) -> str | None:
+    """The one line to say first when the file to grade is the exercise's stub byte for byte; ``None`` otherwise.
 
     Its 0 is not a score of theirs, so ``grader submit`` keeps it out of the history. The usual cause is
     ``grader submit NAME`` run outside the workspace, which grades the stub that ships with the grader:
-    the note names that file and the folder the candidate is in, so the mistake is plain.
+    the line names that file and the folder the candidate is in, so the mistake is plain.
     """
     stub = target.exercise.stub
     try:
-        if hashlib.sha256(stub.read_bytes()).hexdigest() != report.environment.submission_sha256:
+        if hashlib.sha256(stub.read_bytes()).hexdigest() != sha256:
             return None
     except OSError:
         return None
     name = target.exercise.name
     if target.submission is None:
-        return (f"graded the stub that ships with the grader ({shown(str(stub), newlines=False)}), unchanged, "
+        return (f"this is the stub that ships with the grader ({shown(str(stub), newlines=False)}), unchanged, "
                 f"not your work: {shown(str(cwd), newlines=False)} is not inside a workspace for {name}. "
-                f"Not stored in history. Run `grader submit` inside the folder `grader init {name}` made, "
+                f"Nothing is graded or stored. Run `grader submit` inside the folder `grader init {name}` made, "
                 f"or name your file: `grader submit {name} FILE`.")
-    # The scorecard already says the file is the untouched stub: add only what it cannot say.
-    return "not stored in history: an untouched stub's 0 is not an attempt of yours."
+    return (f"{shown(given_as, newlines=False)} is the exercise's stub, unchanged: "
+            "nothing of yours to grade yet, so no check runs and nothing is stored in history.")

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
+from grader.catalogs import Catalog
+from grader.exercise import Exercise
 
 MARKER = "grader.toml"
 
@@ -23,21 +24,36 @@ MARKER = "grader.toml"
 @dataclass(frozen=True)
 class Workspace:
     root: Path
-    exercise_spec: str  # a name under exercises/, or an exercise folder's absolute path
+    exercise: str  # a name, looked up in the catalog a command uses (never a path: grader.catalogs)
     submission: Path  # the file to grade, inside root
+    fingerprint: str | None = None  # the exercise's when the workspace was made: "changed since" is a note
+    candidate: str | None = None  # who the panel handed it to (`grader pack --candidate`), for `grader hand-in`
+    ignored_path: str | None = None  # an older marker's `path = ...`: never followed, said once
 
     @property
     def marker(self) -> Path:
         return self.root / MARKER
 
-    def load(self) -> Exercise:
-        """The exercise the marker names; a ``UsageError`` naming the marker when there is none."""
+    def load(self, catalog: Catalog) -> Exercise:
+        """The exercise the marker names, from ``catalog``; a ``UsageError`` naming the marker when there is none."""
         try:
-            return load_exercise(self.exercise_spec)
+            return catalog.load(self.exercise)
         except UsageError as e:
             fix = f"Fix or delete {self.marker}, or run `grader init` again."
-            raise UsageError(f"{self.marker} names exercise {self.exercise_spec!r}, which cannot be loaded: {e}",
+            raise UsageError(f"{self.marker} names exercise {self.exercise!r}, which cannot be loaded: {e}",
                              hint=f"{e.hint} {fix}" if e.hint else fix) from None
+
+    def notes(self, ex: Exercise) -> list[str]:
+        """What the candidate should know before this workspace's file is graded against ``ex``."""
+        notes = []
+        if self.ignored_path is not None:
+            notes.append(f"{self.marker} names a folder (path = {self.ignored_path!r}), which is not used: "
+                         f"exercises come from the catalog by name ({self.exercise}); "
+                         "to grade against another folder of exercises, add --exercise-root DIR")
+        if self.fingerprint is not None and self.fingerprint != ex.fingerprint:
+            notes.append(f"the exercise {ex.name} changed since this workspace was made (its checks, probes or "
+                         "limits differ from those it was made from): graded against the catalog's current one")
+        return notes
 
 
 @dataclass
@@ -48,19 +64,19 @@ class InitResult:
     backups: dict[Path, Path] = field(default_factory=dict)  # replaced file -> where its old content went
 
 
-def marker_text(ex: Exercise, *, portable: bool = False) -> str:
-    """The marker for ``ex``. Its folder's path is recorded only when it is not under ``exercises/``
-    and the workspace stays on this machine (``portable=False``); a pack names the exercise alone."""
+def marker_text(ex: Exercise, *, candidate: str | None = None) -> str:
+    """The marker for ``ex``: its name and fingerprint (never a path: a workspace can travel, and a folder it
+    names could be anyone's), and the candidate it was handed to, when a panel said."""
     lines = [
         "# A grader workspace: `grader submit` run in this folder (or below) grades",
-        "# `submission` against `exercise`. Written by `grader init` or `grader pack`.",
+        "# `submission` against the catalog's exercise `exercise`. Written by `grader init` or `grader pack`.",
         "[workspace]",
         f"exercise = {_toml_string(ex.name)}",
         f"submission = {_toml_string(ex.config.exercise.submission)}",
+        f"fingerprint = {_toml_string(ex.fingerprint)}",
     ]
-    under_exercises = ex.root.parent == EXERCISES_DIR.resolve() and ex.root.name == ex.name
-    if not portable and not under_exercises:
-        lines.append(f"path = {_toml_string(str(ex.root))}")
+    if candidate is not None:
+        lines.append(f"candidate = {_toml_string(candidate)}")
     return "\n".join(lines) + "\n"
 
 
@@ -100,8 +116,9 @@ def init_workspace(ex: Exercise, dest: Path, *, force: bool = False) -> InitResu
     if dest.exists() and not dest.is_dir():
         raise UsageError(f"{dest} exists and is not a folder.", hint="Choose another folder for the workspace.")
     plan = {dest / name: data for name, data in public_contents(ex).items()}
-    plan[dest / MARKER] = marker_text(ex).encode()
-    conflicts = [t for t, data in plan.items() if (t.exists() or t.is_symlink()) and not _same(t, data)]
+    plan[dest / MARKER] = marker_text(ex, candidate=_candidate_of(dest / MARKER, ex.name)).encode()
+    conflicts = [t for t, data in plan.items() if (t.exists() or t.is_symlink()) and not _same(t, data)
+                 and not (t.name == MARKER and _marks(t, ex.name))]
     if conflicts and not force:  # every target checked before anything is written
         listed = "\n".join(f"  {t}" for t in conflicts)
         raise UsageError(f"Not overwriting {len(conflicts)} file(s) already in {dest}:\n{listed}",
@@ -109,7 +126,7 @@ def init_workspace(ex: Exercise, dest: Path, *, force: bool = False) -> InitResu
     dest.mkdir(parents=True, exist_ok=True)
     result = InitResult(dest=dest)
     for target, data in plan.items():
-        if target not in conflicts and target.exists():
+        if target not in conflicts and _same(target, data):
             result.unchanged.append(target)
             continue
         if target in conflicts:
@@ -118,6 +135,19 @@ def init_workspace(ex: Exercise, dest: Path, *, force: bool = False) -> InitResu
         target.write_bytes(data)  # the user's umask, not the exercise's modes: the stub must be editable
         result.written.append(target)
     return result
+
+
+def _candidate_of(marker: Path, name: str) -> str | None:
+    """The candidate an existing marker for ``name`` records (a pack's), kept when the marker is rewritten."""
+    return _read_marker(marker).candidate if _marks(marker, name) else None
+
+
+def _marks(marker: Path, name: str) -> bool:
+    """Whether ``marker`` is a workspace marker for exercise ``name``: ours to rewrite (a newer fingerprint)."""
+    try:
+        return marker.is_file() and not marker.is_symlink() and _read_marker(marker).exercise == name
+    except UsageError:
+        return False
 
 
 def _same(target: Path, data: bytes) -> bool:
@@ -151,12 +181,14 @@ def _read_marker(marker: Path) -> Workspace:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{marker} is not valid TOML: {e}", hint=fix) from None
     section = data.get("workspace")
-    name = section.get("exercise") if isinstance(section, dict) else None
-    submission = section.get("submission") if isinstance(section, dict) else None
-    path = section.get("path") if isinstance(section, dict) else None
-    if not isinstance(name, str) or not isinstance(submission, str) or not isinstance(path, (str, type(None))):
+    section = section if isinstance(section, dict) else {}
+    fields = {key: section.get(key) for key in ("exercise", "submission", "fingerprint", "candidate", "path")}
+    if not isinstance(fields["exercise"], str) or not isinstance(fields["submission"], str) or not all(
+            isinstance(fields[k], (str, type(None))) for k in ("fingerprint", "candidate", "path")):
         raise UsageError(f"{marker} needs [workspace] with exercise = \"NAME\" and submission = \"FILE.py\" "
-                         "(and optionally path = \"/exercise/folder\").", hint=fix)
+                         "(and optionally fingerprint and candidate, as text).", hint=fix)
+    submission = fields["submission"]
     if Path(submission).name != submission or submission in ("", ".", ".."):
         raise UsageError(f"{marker}: submission must be a file name in the workspace, got {submission!r}.", hint=fix)
-    return Workspace(root=marker.parent, exercise_spec=path or name, submission=marker.parent / submission)
+    return Workspace(root=marker.parent, exercise=fields["exercise"], submission=marker.parent / submission,
+                     fingerprint=fields["fingerprint"], candidate=fields["candidate"], ignored_path=fields["path"])

@@ -29,6 +29,10 @@ STATUS_WORDS: dict[Status, tuple[str, str]] = {
 }
 
 
+#: A count of checks that never ran (the file did not import, the stub, ...): apart from the statuses.
+NOT_RUN = "not run"
+
+
 @dataclass(frozen=True)
 class StatusCount:
     """How many checks ended in one status: ``"! 11 errors"``; ``status`` is the CSS class and style key."""
@@ -39,7 +43,7 @@ class StatusCount:
 
     @property
     def text(self) -> str:
-        one, several = STATUS_WORDS[Status(self.status)]
+        one, several = (NOT_RUN, NOT_RUN) if self.status == NOT_RUN else STATUS_WORDS[Status(self.status)]
         return f"{self.symbol} {self.n} {one if self.n == 1 else several}"
 
 

@@ -82,16 +82,28 @@ class CheckResult(_Model):
 #: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
 NOT_RUN_MESSAGE = "not run: the file does not import"
 
+#: Why no check ran, by ``LoadError.found``: the end of the scorecard's headline and of each check's message.
+NOT_RUN_BECAUSE = {"source": "the file does not import", "sandbox": "the file does not import",
+                   "stub": "the file is the exercise's stub, unchanged"}
+
+
+def not_run_message(found: str) -> str:
+    """Each check's message when no check ran for the reason ``found`` (told once, in ``Report.load_error``)."""
+    return f"not run: {NOT_RUN_BECAUSE.get(found, 'the file was not graded')}"
+
 
 class LoadError(_Model):
-    """Why the submission could not be loaded, so that no check ran the candidate's logic: reported once.
+    """Why no check ran the candidate's logic: reported once, at the top, instead of once per check.
 
     ``found="source"``: the judge's own parse of the file failed (a syntax error), known before anything ran.
-    ``found="sandbox"``: importing the file raised in the sandbox (a NameError at module level, a missing
-    module); the text came from the untrusted worker, its frames already cut to the candidate's own.
+    ``found="sandbox"``: importing the file raised, crashed or ran past its deadline in the sandbox (a
+    NameError at module level, a missing module, an import that never ends); the text came from the
+    untrusted worker, its frames already cut to the candidate's own.
+    ``found="stub"``: the file is the exercise's stub byte for byte: nothing of the candidate's to run.
+    The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.grading``).
     """
 
-    found: Literal["source", "sandbox"]
+    found: Literal["source", "sandbox", "stub"]
     summary: str = Field(description="the exception, e.g. \"SyntaxError: '(' was never closed\"")
     line: int | None = Field(default=None, description="the line of the submission the error points at, where known")
     traceback: str = Field(default="", description="the candidate's frames of the import traceback")
@@ -217,10 +229,11 @@ class Report(_Model):
                                     description="tampering, dynamic access and private torch use (reports before "
                                                 "issue 13 have none)")
     warnings: list[str] = Field(default_factory=list)
-    load_error: LoadError | None = Field(default=None, description="the file does not import (reports before "
+    load_error: LoadError | None = Field(default=None, description="why no check ran: the file does not import, "
+                                                                   "or is the untouched stub (reports before "
                                                                    "issue 14 have none)")
-    untouched_stub: bool = Field(default=False, description="the submission is the exercise's stub byte for byte "
-                                                            "(grader.grading.is_untouched_stub): nothing was attempted")
+    untouched_stub: bool = Field(default=False, description="the file is the exercise's stub byte for byte: no check "
+                                                            "ran and nothing of the candidate's was graded")
     diagnosis: list[Diagnosis] = Field(default_factory=list, description="the named mistakes this grading looks "
                                                                          "like, nearest first (reports before issue 17 have none)")
     follow_ups: list[FollowUp] = Field(default_factory=list, description="interview questions for the panel; never "

@@ -23,8 +23,8 @@ from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
 from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report, Status, Timing,
-                                  Visibility)
-from grader.reports.headline import StatusCount, fmt_points, not_counted_lines
+                                  Visibility, not_run_message)
+from grader.reports.headline import NOT_RUN, StatusCount, fmt_points, not_counted_lines
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
 
@@ -109,16 +109,21 @@ class LoadErrorView:
     traceback: str  # the candidate's frames, or Python's own report of a syntax error
     not_run: int  # how many checks did not run because of it
     not_run_points: str
+    found: str = "sandbox"  # LoadError.found: "stub" is no import error at all
 
     @property
     def headline(self) -> str:
+        """"The file does not import: <cause> (line N)", or, for a reason that is no import error (the
+        untouched stub; any other reason the judge answers alone for), the reason itself."""
         where = f" (line {self.line})" if self.line else ""
-        return f"The file does not import: {self.summary}{where}"
+        if self.found in ("source", "sandbox"):
+            return f"The file does not import: {self.summary}{where}"
+        return f"{self.summary[:1].upper()}{self.summary[1:]}{where}"
 
     @property
     def checks_line(self) -> str:
         n = self.not_run
-        return f"{n} check{'s' if n != 1 else ''} ({self.not_run_points} points) not run: the file does not import"
+        return f"{n} check{'s' if n != 1 else ''} ({self.not_run_points} points) {not_run_message(self.found)}"
 
 
 @dataclass(frozen=True)
@@ -314,7 +319,19 @@ def _load_error_view(error: LoadError | None, checks: list[CheckResult]) -> Load
         return None
     not_run = [c for c in checks if c.not_run]
     return LoadErrorView(summary=error.summary, line=error.line, traceback=error.traceback, not_run=len(not_run),
-                         not_run_points=fmt_points(sum(c.max_score for c in not_run)))
+                         not_run_points=fmt_points(sum(c.max_score for c in not_run)), found=error.found)
+
+
+#: How checks that did not run are counted in the header: apart from errors the candidate's code raised.
+NOT_RUN_SYMBOL = "–"
+
+
+def _counts(report: Report) -> list[StatusCount]:
+    """One count for each status that occurs; checks that never ran are "not run", not "error"."""
+    not_run = sum(c.not_run for c in report.checks)
+    counts = [StatusCount(SYMBOLS[s], s.value, n - (not_run if s is Status.ERROR else 0))
+              for s, n in report.counts().items()]
+    return [c for c in counts if c.n] + ([StatusCount(NOT_RUN_SYMBOL, NOT_RUN, not_run)] if not_run else [])
 
 
 def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
@@ -327,7 +344,6 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     # for_audience already named a hidden check's hits and findings by its safe name, never its id.
     forbidden = [HitView(h.api, h.how, h.where, h.via) for h in report.forbidden]
     findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what, f.where, f.how) for f in report.findings]
-    counts = report.counts()
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
     problems = [c for c in checks if c.is_problem and not c.redacted]
@@ -347,7 +363,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         score=fmt_points(report.score) if graded else None,
         max_score=fmt_points(report.max_score) if graded else None,
         percent=round(100 * report.score / report.max_score) if graded and report.max_score > 0 else None,
-        counts=[StatusCount(SYMBOLS[s], s.value, n) for s, n in counts.items() if n],
+        counts=_counts(report),
         not_counted=tuple(not_counted_lines(report.checks)),
         check_errors=tuple(c.name or c.id for c in report.checks if c.status is Status.CHECK_ERROR),
         checks=checks,

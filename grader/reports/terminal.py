@@ -27,7 +27,7 @@ DETAIL_LINES = 15
 MESSAGE_CHARS = 90
 
 STYLES = {"passed": "green", "failed": "red", "error": "dark_orange", "timeout": "magenta", "skipped": "dim",
-          "check_error": "bold yellow"}
+          "check_error": "bold yellow", "not run": "dim"}
 
 # 3x5 pixel glyphs for the score, drawn two pixel rows per line with half blocks.
 _GLYPHS = {

@@ -59,6 +59,17 @@ def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filen
     return SourceAudit(True, walker.out.forbidden, walker.out.findings)
 
 
+def parse_only(source: str, *, filename: str) -> SourceAudit:
+    """Whether the judge can parse ``source`` at all, and Python's own message naming ``filename`` when not:
+    what the judge needs to answer a broken file alone, before any audit or sandbox."""
+    try:
+        with _PARSE_LOCK:
+            ast.parse(source, filename=filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        return SourceAudit(parsed=False, load_error=unparsable(e, filename))
+    return SourceAudit()
+
+
 def unparsable(error: BaseException, filename: str) -> LoadError:
     """The parse error as Python would print it (the file's line and a caret), from the judge's own parse."""
     if isinstance(error, SyntaxError):  # IndentationError and TabError too

@@ -268,13 +268,15 @@ def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skip
     reason; with --gpus, the request cannot be met, and neither an optional nor a required exercise is graded."""
     from grader.grading import grade
 
-    optional = grade(_with_policy(tmp_path / "o", "optional"), sandbox="local")
+    # The reference, not the stub: the untouched stub is answered by the judge alone, in no sandbox.
+    reference = EXERCISES.parent / "solutions" / "mixed_precision_step" / "amp_step.py"
+    optional = grade(_with_policy(tmp_path / "o", "optional"), reference, sandbox="local")
     assert optional.graded
     skipped = [c for c in optional.checks if c.status.value == "skipped"]
     assert skipped and all("no GPU in the sandbox" in c.message for c in skipped)
     assert optional.environment.gpus is None and optional.environment.sandbox_gpus == 0
     for policy in ("optional", "required"):
-        asked = grade(_with_policy(tmp_path / policy[0] / "g", policy), sandbox="local", gpus="all")
+        asked = grade(_with_policy(tmp_path / policy[0] / "g", policy), reference, sandbox="local", gpus="all")
         assert not asked.graded and asked.score == 0 and asked.checks == []
         assert "a CPU build: no GPU can reach it" in asked.not_graded_reason
         assert asked.environment.gpus == "all"

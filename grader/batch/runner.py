@@ -127,7 +127,9 @@ def _reusable(stored: Stored | None, sandbox: str, runtime: str | None) -> bool:
     if stored is None or stored.report is None:
         return False
     env = stored.report.environment
-    where = env.sandbox == sandbox and (sandbox != "docker" or (env.oci_runtime or DEFAULT_RUNTIME) == runtime)
+    # "none": the judge answered alone (the stub, a parse error): no candidate code ran, in any sandbox.
+    where = env.sandbox == "none" or (env.sandbox == sandbox and (sandbox != "docker"
+                                                                  or (env.oci_runtime or DEFAULT_RUNTIME) == runtime))
     return where and (stored.status == "graded" or bool(stored.report.check_errors))
 
 
@@ -182,10 +184,11 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     version = f"{env.exercise_version}+{env.exercise_fingerprint[:16]}"
     if version != expected:
         return f"the worker graded exercise version {version}, the batch expects {expected}"
-    if env.sandbox != job.sandbox:
+    # A file the judge answered alone (the stub, a parse error) ran in no sandbox: no sandbox or runtime to match.
+    alone = env.sandbox == "none"
+    if env.sandbox != job.sandbox and not alone:
         return f"the worker graded in the {env.sandbox or '(unknown)'} sandbox, the batch asked for {job.sandbox}"
-    # A file the judge answered alone (the stub, a parse error) ran in no sandbox: it has no runtime to match.
-    if job.sandbox == "docker" and env.sandbox != "none" and env.oci_runtime != job.runtime:
+    if job.sandbox == "docker" and not alone and env.oci_runtime != job.runtime:
         return f"the worker graded under OCI runtime {env.oci_runtime or '(none)'}, the batch expects {job.runtime}"
     return None
 

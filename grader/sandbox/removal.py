@@ -401,6 +401,9 @@ def _empty_class(cls: type, raiser) -> None:
     enum holds; an alias of a base class's method) is shared: it is replaced on ``cls``
     only, never emptied, or every other class holding it would lose it too.
     """
+    if id(cls) in _EMPTIED_CLASSES:  # named twice (a class and its re-export): the first name's index stays
+        return
+    _EMPTIED_CLASSES.add(id(cls))
     own = cls.__qualname__ + "."
     for name, value in list(vars(cls).items()):
         functions = _functions_of(value)
@@ -411,6 +414,9 @@ def _empty_class(cls: type, raiser) -> None:
             setattr(cls, name, _stand_in(value, raiser))
     if "__init__" not in vars(cls):
         cls.__init__ = _stand_in(None, raiser)
+
+
+_EMPTIED_CLASSES: set[int] = set()
 
 
 def _stand_in(value, raiser):
@@ -440,13 +446,18 @@ def _functions_of(value) -> list:
 
 
 def _empty_package(name: str, raiser) -> None:
-    """Empty every function and class defined in the loaded modules of torch package ``name``."""
+    """Empty every function and class defined in the loaded modules of torch package ``name``,
+    and replace the C functions its modules bind (``torch.fft.fft`` is ``torch._C._fft.fft_fft``)."""
     prefix = name + "."
     for module in list(sys.modules.values()):
         module_name = getattr(module, "__name__", None)
         if not isinstance(module_name, str) or not (module_name == name or module_name.startswith(prefix)):
             continue
-        for value in list(vars(module).values()):
+        namespace = vars(module)
+        for attr, value in list(namespace.items()):
+            if isinstance(value, types.BuiltinFunctionType):
+                namespace[attr] = raiser
+                continue
             defined_in = getattr(value, "__module__", None) if isinstance(value, (type, types.FunctionType)) else None
             if isinstance(defined_in, str) and (defined_in == name or defined_in.startswith(prefix)):
                 _remove_object(value, raiser, {})

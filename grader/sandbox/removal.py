@@ -141,10 +141,6 @@ def install_inherited() -> Removal | None:
     return install(plan["apis"], plan["kernels"], candidate_dirs=plan["candidate_dirs"])
 
 
-def installed() -> Removal | None:
-    return _INSTALLED
-
-
 def take_hits() -> list[int]:
     """What this process recorded since the last take (a DDP rank sends it back with its result)."""
     return _INSTALLED.take() if _INSTALLED is not None else []
@@ -191,15 +187,17 @@ def _raiser(index: int, api: str, record, error=ForbiddenAPIError):
 # ------------------------------------------------------------------ operators
 
 
-def _runtime_keys(torch) -> set[str]:
-    """Every dispatch key the dispatcher accepts by name (alias keys included)."""
-    keys = set()
+def _enum_keys(torch) -> list[str]:
+    """The dispatch keys torch's Python enum names that the dispatcher accepts (alias keys included):
+    what is scanned for an operator whose dump this code cannot read. The enum is not every key
+    (``MkldnnCPU``, ``Tracer`` and ``Batched`` are missing from it); a dump lists those too."""
+    keys = []
     for name in torch._C.DispatchKey.__members__:
         try:
             torch._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor", name)
         except RuntimeError:
             continue  # a marker (StartOfDenseBackends...), not a key one registers at
-        keys.add(name)
+        keys.append(name)
     return keys
 
 
@@ -207,12 +205,22 @@ def _runtime_keys(torch) -> set[str]:
 _KERNEL_LINE = re.compile(r"^(\w+)(?:\[alias\])?(?: \(inactive\))?: registered at ", re.MULTILINE)
 
 
-def _kernel_keys(torch, op: str, keys: set[str]) -> list[str]:
-    """The keys ``op`` has a kernel at: read from its dispatcher dump (fast), checked key by key."""
-    listed = [k for k in dict.fromkeys(_KERNEL_LINE.findall(torch._C._dispatch_dump(op))) if k in keys]
+def _kernel_keys(torch, op: str, enum_keys) -> list[str]:
+    """The keys ``op`` has a kernel at: those its dispatcher dump lists, each confirmed."""
     has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
-    found = [k for k in listed if has_kernel(op, k)]
-    return found or [k for k in sorted(keys) if has_kernel(op, k)]  # a dump this code cannot read: every key
+
+    def confirmed(keys) -> list[str]:
+        out = []
+        for key in keys:
+            try:
+                if has_kernel(op, key):
+                    out.append(key)
+            except RuntimeError:  # not a key name the dispatcher parses
+                continue
+        return out
+
+    return (confirmed(dict.fromkeys(_KERNEL_LINE.findall(torch._C._dispatch_dump(op))))
+            or confirmed(enum_keys()))  # a dump this code cannot read: every key the enum names
 
 
 def _remove_operators(torch, patterns: list[list[str]], raisers) -> dict[str, int]:
@@ -233,14 +241,14 @@ def _remove_operators(torch, patterns: list[list[str]], raisers) -> dict[str, in
                 break
     if not removed:
         return removed
-    keys = _runtime_keys(torch)
+    enum_keys = functools.cache(lambda: _enum_keys(torch))
     libraries: dict[str, object] = {}
     for op, i in removed.items():
         namespace, name = op.split("::", 1)
         library = libraries.get(namespace)
         if library is None:
             library = libraries[namespace] = torch._C._dispatch_library("IMPL", namespace, "", "", 0)
-        for key in _kernel_keys(torch, op, keys):
+        for key in _kernel_keys(torch, op, enum_keys):
             library.impl(name, key, raisers[i], False)
     for library in libraries.values():
         _keep_forever(library)

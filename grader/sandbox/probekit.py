@@ -260,7 +260,8 @@ def _rank_main(rank: int, world_size: int, workdir: str, rank_fn) -> None:
         result = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
     # This rank removed the forbidden APIs itself (the worker's module, imported as __mp_main__ first);
     # what it recorded goes back to the worker, which reports it with the call.
-    result[_RANK_HITS] = removal.take_hits()
+    if isinstance(result, dict):
+        result[_RANK_HITS] = removal.take_hits()
     path = os.path.join(workdir, f"rank{rank}.pt")
     torch.save(result, path + ".tmp")
     os.replace(path + ".tmp", path)

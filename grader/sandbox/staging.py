@@ -9,6 +9,7 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/__init__.py    empty
     lib/grader/sandbox/worker.py
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
+    lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
     probes/probes.py
     probes/shared.py                  the exercise's shared.py, when it has one
@@ -53,6 +54,7 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
         "lib/grader/sandbox/__init__.py": None,
         "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
         "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
+        "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
         "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
         "probes/probes.py": probes,
         **({"probes/shared.py": shared} if shared is not None else {}),

@@ -91,8 +91,9 @@ class ChecksConfig(_Strict):
 class ForbiddenConfig(_Strict):
     """What a submission may not use: public names, plus the kernels that compute the same thing.
 
-    The judge's source audit decides (see ``grader.judge.audit``); the sandbox's
-    tripwire is a second net that can only take credit away.
+    The judge's source audit decides (see ``grader.judge.audit``); the sandbox, where
+    they are removed (``grader.sandbox.removal``), is a second net that can only take
+    credit away.
     """
 
     apis: list[str] = Field(default_factory=list, description=(
@@ -102,6 +103,12 @@ class ForbiddenConfig(_Strict):
         "public API (a key of `apis`) -> fnmatch patterns over the last name of any reference into any torch "
         "namespace (torch.*, torch._C.*, torch.ops.aten.*): the private kernels and ops behind that API, "
         "e.g. '*scaled_dot_product*'. A match is reported as the API it stands for"))
+
+    def named(self, indices: list[int]) -> list[str]:
+        """The APIs a sandbox reported as indices into ``apis`` (the order the worker was sent them in),
+        named from this list: the sandbox's own words never name a forbidden API. An index outside the
+        list names nothing (the worker never sends one; a forged one could only have taken credit away)."""
+        return [self.apis[i] for i in indices if 0 <= i < len(self.apis)]
 
     @model_validator(mode="after")
     def _kernels_name_listed_apis(self) -> "ForbiddenConfig":

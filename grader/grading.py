@@ -245,7 +245,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         from grader.sandbox.local_backend import limit_warnings
 
         report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
-    for api in hello.tripwire_missing if hello else []:
+    forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
+    for api in forbidden.named(hello.forbidden_missing if hello else []):
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
     undocumented = dict.fromkeys(split_params(s.id)[0] for s in run.collected if not s.documented)
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
@@ -273,7 +274,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         checks.append(result)
     report.checks = checks
     report.load_error = run.load_error
-    decision.apply(report, audit, packages=set(hello.tripwire_modules if hello else []))
+    decision.apply(report, audit, packages=set(forbidden.named(hello.forbidden_packages if hello else [])))
     report.score, report.max_score = total(checks)
     if report.check_errors:
         _check_error(report)
@@ -314,5 +315,5 @@ def _not_graded(report: Report, reason: str) -> None:
 def _log_hint(run: JudgeRun) -> str:
     """The judge log's last lines, below the reason: a candidate's copy keeps only the reason's first line
     (``redact.reason_line``), since the log may quote a hidden check."""
-    tail = run.log_tail.strip().splitlines()[-5:]
+    tail = [line[:300] for line in run.log_tail.strip().splitlines()[-5:]]  # the panel's, capped
     return ("\njudge log (end):\n" + "\n".join(tail)) if tail else ""

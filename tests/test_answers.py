@@ -1,4 +1,4 @@
-"""A probe's answer: a dict, with no forbidden calls, and the candidate returning the right kind of value."""
+"""A probe's answer: a dict, and the candidate returning the right kind of value."""
 
 import pytest
 
@@ -20,18 +20,15 @@ def test_call_passes_every_argument_and_returns_the_dict():
     assert box.calls == [("sdpa", (1, 2), {"mask": None, "probe_option": 3})]
 
 
-@pytest.mark.parametrize("answer, message", [
-    ([1, 2], r"probe 'sdpa' returned \[1, 2\], expected a dict"),
-    ({"out": 1, "forbidden": ["torch.nn.MultiheadAttention"]},
-     "calls torch.nn.MultiheadAttention, which this exercise forbids"),
-])
-def test_call_fails_the_check_on_a_bad_answer(answer, message):
-    with pytest.raises(AssertionError, match=message):
-        call(FakeSandbox(answer), "sdpa")
+def test_call_fails_the_check_on_an_answer_that_is_not_a_dict_without_repeating_it():
+    with pytest.raises(AssertionError, match=r"^probe 'sdpa' returned list, expected a dict$"):
+        call(FakeSandbox(["hush-5551212"]), "sdpa")
 
 
-def test_an_empty_forbidden_list_is_no_problem():
-    assert call(FakeSandbox({"forbidden": []}), "sdpa") == {"forbidden": []}
+def test_a_probe_cannot_put_its_own_words_on_the_scorecard_as_a_forbidden_call():
+    """Forbidden APIs are absent in the sandbox and named by the judge; a probe's "forbidden" is plain data."""
+    answer = {"out": 1, "forbidden": ["hush-5551212 " * 1000]}
+    assert call(FakeSandbox(answer), "sdpa") == answer
 
 
 def test_expect_returned_names_the_function_and_the_contract():

@@ -110,3 +110,33 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
         assert "the judge ended without an outcome for check 1 of 1" in text
         for secret in SECRETS:
             assert secret not in text, f"{secret} leaked into the candidate's {audience_format}"
+
+
+# ------------------------------------------------------------------ the sandbox's own words (issue 25)
+
+FORGER = Path(__file__).parent / "fixtures" / "secret_submissions" / "forges_the_worker.py"
+
+
+@pytest.fixture(scope="module")
+def forged():
+    return grade(SECRET, FORGER, sandbox="local")
+
+
+@pytest.mark.parametrize("audience_format", ["terminal", "json", "html", "markdown"])
+def test_a_forged_hit_or_tampering_text_never_reaches_a_candidate(forged, audience_format):
+    """Before issue 25 the forged hit's name (every hidden input) was printed on the candidate's scorecard."""
+    text = candidate_formats(forged)[audience_format]
+    for secret in SECRETS:
+        assert secret not in text, f"{secret} leaked into the candidate's {audience_format}"
+    assert "seen:" not in text and "tripwire was switched off" not in text
+
+
+def test_forged_replies_are_protocol_failures_named_by_the_judge(forged):
+    """The panel's report holds no word of the forgery either: hits are named from the exercise's list."""
+    assert forged.graded
+    panel = forged.to_json()
+    assert "seen:" not in panel and "tripwire was switched off" not in panel
+    assert all(h.api == "torch.mul" for h in forged.forbidden)  # only the judge's own static finding, if any
+    assert not [f for f in forged.findings if f.how == "runtime"]
+    forged_calls = [c for c in forged.checks if "report of forbidden API calls" in c.message]
+    assert forged_calls and all(c.status is Status.ERROR or c.score == 0 for c in forged_calls)

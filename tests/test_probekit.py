@@ -52,7 +52,7 @@ def from_shared():
     return shared.ANSWER
 
 
-def _in_rank(scenario, rank, world_size, watch):
+def _in_rank(scenario, rank, world_size):
     import torch.distributed as dist
 
     t = torch.tensor([float(rank + 1)])
@@ -100,13 +100,16 @@ def _files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
-def test_the_staged_layout_is_exactly_the_worker_its_kit_the_protocol_the_probes_and_the_submission(tmp_path):
+def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protocol_the_probes_and_the_submission(
+        tmp_path):
     probes, sub = tmp_path / "probes.py", tmp_path / "mine.py"
     probes.write_text("")
     sub.write_text("")
     staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage")
     assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/protocol.py", "lib/grader/sandbox/__init__.py",
-                                   "lib/grader/sandbox/probekit.py", "lib/grader/sandbox/worker.py",
+                                   "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
+                                   "lib/grader/sandbox/removal.py",
+                                   "lib/grader/sandbox/worker.py",
                                    "probes/probes.py", "submission/mine.py"]
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()
 

@@ -146,3 +146,25 @@ def test_a_hidden_gpu_checks_skip_reason_is_the_judges_words_only():
         skipped("t.py::b", "skipping for n=918273"), skipped("t.py::c", "no GPU in the sandbox", gpu=False)])
     a, b, c = for_audience(report, "candidate").checks
     assert (a.message, b.message, c.message) == ("no GPU in the sandbox", "", "")
+
+
+def test_a_stored_report_with_the_sandboxs_words_in_a_hit_or_a_tampering_report_keeps_them_from_a_candidate():
+    """Issue 25: a correct file sent every hidden input back as the *name* of a forbidden-API hit (126,819
+    characters), and a tampering text of its own; reports made since name hits from the exercise's list,
+    and a stored or edited one is held to the same rule in the candidate's copy."""
+    from grader.reports.model import Finding, FindingKind
+    from grader.reports.redact import SANDBOX_TAMPERING, UNNAMED_API
+
+    forged = "torch.mul (seen: 918273645, 'hush-5551212')" + " " * 126_000
+    report = Report(exercise="x", graded=True, checks=[
+        check("test_a.py::test_v", "visible", forbidden=[forged, "torch.clamp"], tampered=["hush-5551212"]),
+    ], forbidden=[ForbiddenHit(api=forged, how="runtime", where="test_a.py::test_v", check="test_a.py::test_v"),
+                  ForbiddenHit(api="torch.nn.functional.linear", how="static", where="x.py:3")],
+        findings=[Finding(kind=FindingKind.TAMPERING, what="switched off (seen: hush-5551212)",
+                          where="test_a.py::test_v", how="runtime"),
+                  Finding(kind=FindingKind.TAMPERING, what="sys.setprofile", where="x.py:4")])
+    copy = for_audience(report, "candidate")
+    assert "hush" not in copy.to_json() and "918273645" not in copy.to_json()
+    assert [h.api for h in copy.forbidden] == [UNNAMED_API, "torch.nn.functional.linear"]
+    assert copy.checks[0].forbidden == [UNNAMED_API, "torch.clamp"] and copy.checks[0].tampered == []
+    assert [f.what for f in copy.findings] == [SANDBOX_TAMPERING, "sys.setprofile"]

@@ -161,107 +161,33 @@ def test_import_error_is_a_candidate_error_each_call(sandbox_for):
     assert r.error.type == "SyntaxError"
 
 
-def test_tripwire_records_forbidden_api_through_any_alias(sandbox_for):
+def test_forbidden_calls_come_back_as_indices_into_the_list_the_worker_was_sent(sandbox_for):
+    """Every route to a removed API is tests/test_removal.py's; here: what crosses the protocol."""
     box = sandbox_for("""
         import torch
-        from torch import mul as m
-        def f(x): return m(x, 2)
+        def f(x): return torch.nn.functional.relu6(x)
         def g(x): return x * 2
-    """, forbid=["torch.mul"])
-    assert box.call("run", ["f", torch.ones(1)]).forbidden == ["torch.mul"]
+    """, forbid=["torch.mul", "torch.nn.functional.hardtanh"], kernels={"torch.nn.functional.hardtanh": ["relu6"]})
+    assert box.call("run", ["f", torch.ones(1)]).forbidden == [1]
     assert box.call("run", ["g", torch.ones(1)]).forbidden == []  # the * operator is not torch.mul
-    assert box.hello.tripwire_missing == []
+    assert box.hello.forbidden_missing == [] and box.hello.forbidden_packages == []
 
 
-def test_tripwire_sees_routes_around_the_wrappers(sandbox_for):
-    box = sandbox_for("""
-        import torch
-        def aten(x): return torch.ops.aten.mul(x, 2)
-        def method(x): return x.mul(2)
-        def near_miss(x): return torch.matmul(x, x) + torch.addcmul(x, x, x)
-    """, forbid=["torch.mul"])
-    assert box.call("run", ["aten", torch.ones(1)]).forbidden == ["torch.mul"]
-    assert box.call("run", ["method", torch.ones(1)]).forbidden == []  # a Tensor method, not the function
-    assert box.call("run", ["near_miss", torch.ones(2)]).forbidden == []
-
-
-def test_tripwire_matches_the_kernels_behind_an_api(sandbox_for):
-    """A kernel pattern catches a private function, an aten op and a Tensor method of that name; the API's own
-    name never matches a method (``x * y`` is ``Tensor.mul``)."""
-    clamp = {"torch.clamp": ["clamp", "clamp_*"]}
-    box = sandbox_for("""
-        import torch
-        def private(x): return torch.clamp_min(x, 0)
-        def aten(x): return torch.ops.aten.clamp.default(x, 0, 1)
-        def method(x): return x.clamp(0, 1)
-        def honest(x): return torch.where(x < 0, torch.zeros_like(x), x)
-    """, forbid=["torch.clamp"], kernels=clamp)
-    for probe in ("private", "aten", "method"):
-        assert box.call("run", [probe, torch.ones(2)]).forbidden == ["torch.clamp"], probe
-    assert box.call("run", ["honest", torch.ones(2)]).forbidden == []
-
-
-def test_tripwire_names_what_the_candidate_called_not_the_calls_inside_it(sandbox_for):
-    """clip_grad_norm_ calls get_total_norm and clip_grads_with_norm_; a forbidden BatchNorm1d's forward calls
-    F.batch_norm: the scorecard names the one API the candidate reached for. A forbidden class counts on
-    construction and on every call of its instance, so an instance built once still shows in each check."""
-    box = sandbox_for("""
-        import torch
-        bn = torch.nn.BatchNorm1d(3)
-        def clip(x):
-            p = torch.nn.Parameter(x.clone())
-            p.grad = torch.ones_like(p)
-            return torch.nn.utils.clip_grad_norm_([p], 0.5)
-        def norm_only(x):
-            return torch.nn.utils.get_total_norm([x])
-        def module(x):
-            return bn(x)
-        def functional(x):
-            return torch.nn.functional.batch_norm(x, None, None, training=True)
-        def nothing(x):
-            return 0
-    """, forbid=["torch.nn.utils.clip_grad_norm_", "torch.nn.utils.get_total_norm",
-                 "torch.nn.utils.clip_grads_with_norm_", "torch.nn.BatchNorm1d", "torch.nn.functional.batch_norm"])
-    # The module is imported during the first call, and builds its BatchNorm1d then.
-    assert box.call("run", ["nothing", torch.ones(3)]).forbidden == ["torch.nn.BatchNorm1d"]
-    assert box.call("run", ["clip", torch.ones(3)]).forbidden == ["torch.nn.utils.clip_grad_norm_"]
-    assert box.call("run", ["norm_only", torch.ones(3)]).forbidden == ["torch.nn.utils.get_total_norm"]
-    assert box.call("run", ["module", torch.ones(2, 3)]).forbidden == ["torch.nn.BatchNorm1d"]
-    assert box.call("run", ["functional", torch.ones(2, 3)]).forbidden == ["torch.nn.functional.batch_norm"]
-
-
-def test_worker_reports_what_was_switched_off_under_it(sandbox_for):
-    """The second net's tamper report: a wrapper replaced, its mode popped, the profile hook changed."""
+def test_a_forged_forbidden_report_is_a_protocol_failure_in_the_judges_words(sandbox_for):
+    """Issue 25: a correct file sent every hidden input back as the *name* of a forbidden-API hit."""
     box = sandbox_for("""
         import sys
-        import torch
-        import torch.overrides
-        def unwrap(x):
-            torch.mul = torch.mul.__wrapped__
+        worker = sys.modules["__main__"]  # the worker runs as `python -m grader.sandbox.worker`
+        worker.Worker.handle_call = (lambda handle: lambda self, message: {
+            **handle(self, message), "forbidden": ["hush-5551212 " * 10_000], "tampered": ["hush-5551212"]})(
+            worker.Worker.handle_call)
+        def f():
             return 1
-        def pop(x):
-            torch.overrides._pop_mode()
-            return 1
-        def profile(x):
-            sys.setprofile(lambda *a: None)
-            return 1
-        def honest(x):
-            return torch.add(x, 1).sum().item()
-    """, forbid=["torch.mul"])
-    assert box.call("run", ["honest", torch.ones(1)]).tampered == []
-    assert "mode stack" in box.call("run", ["pop", torch.ones(1)]).tampered[0]
-    assert "sys.setprofile" in box.call("run", ["profile", torch.ones(1)]).tampered[0]
-    assert any("wrapper for torch.mul" in t for t in box.call("run", ["unwrap", torch.ones(1)]).tampered)
-
-
-def test_two_apis_naming_one_object_are_not_tampering(sandbox_for):
-    """ddp_step forbids DistributedSampler under both of its names: the class is wrapped twice, and an
-    honest call must not read the inner wrapper's absence as tampering (grader validate caught this)."""
-    box = sandbox_for("""
-        import torch
-        def honest(x): return torch.add(x, 1).sum().item()
-    """, forbid=["torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"])
-    assert box.call("run", ["honest", torch.ones(1)]).tampered == []
+    """)
+    box.call("run", ["f"])  # the import patches the worker for the calls after this one
+    r = box.call("run", ["f"])
+    assert r.failure is Failure.PROTOCOL and r.value is None and r.forbidden == []
+    assert r.failure_message == "the sandbox's report of forbidden API calls during the call to 'run' is malformed"
 
 
 def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):

@@ -98,8 +98,8 @@ def test_a_deadline_that_is_not_positive_is_refused_by_name(full, after):
 
 
 #: A well-formed hello (grader.sandbox.selfreport validates every field) from a torch that is not there.
-HELLO = {"type": "hello", "torch": "fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
-         "tripwire_missing": [], "tripwire_modules": [], "rlimits_applied": [], "rlimits_failed": {}}
+HELLO = {"type": "hello", "torch": "0.0-fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
+         "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}}
 
 
 class FakeWorker(Transport):

@@ -15,7 +15,7 @@ from grader.sandbox.client import Sandbox, SandboxStartError, Transport
 from grader.sandbox.selfreport import MalformedSelfReport, read_hello
 
 HELLO = {"type": "hello", "torch": "2.13.0+cpu", "python": "3.12.3", "cuda": False, "cuda_version": None,
-         "gpus": 0, "tripwire_missing": [], "tripwire_modules": [], "rlimits_applied": ["RLIMIT_AS"],
+         "gpus": 0, "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": ["RLIMIT_AS"],
          "rlimits_failed": {}}
 
 
@@ -50,10 +50,17 @@ def test_a_well_formed_hello_becomes_a_typed_record():
     ("gpus", "many", "[gpus]"),  # the judge used to call int() on it: a ValueError mid-grading
     ("gpus", True, "[gpus]"),  # a bool is not a count
     ("gpus", -1, "[gpus]"),
-    ("tripwire_missing", ["torch.x"] * 100_000, "[tripwire_missing]"),  # one warning per item on the report
-    ("tripwire_modules", "torch", "[tripwire_modules]"),  # set("torch") would be five one-letter "packages"
+    ("forbidden_missing", [0] * 100_000, "[forbidden_missing]"),  # one warning per item on the report
+    ("forbidden_missing", ["torch.x"], "[forbidden_missing.0]"),  # an index into the judge's list, not a name
+    ("forbidden_packages", [True], "[forbidden_packages.0]"),
+    ("forbidden_packages", [500], "[forbidden_packages.0]"),
     ("rlimits_failed", {"RLIMIT_AS": 7}, "[rlimits_failed.RLIMIT_AS]"),
+    ("rlimits_failed", {"RLIMIT_AS": "hush-5551212"}, "[rlimits_failed.RLIMIT_AS]"),  # a word of LIMIT_REFUSALS
+    ("rlimits_applied", ["hush-5551212"], "[rlimits_applied.0]"),
     ("torch", "x" * 10_000, "[torch]"),
+    ("torch", "2.13.0 hush-5551212", "[torch]"),  # short, but not a version: free text from the sandbox
+    ("python", "3.11.7\x1b[2J", "[python]"),
+    ("cuda_version", "12.4 " + "x" * 30, "[cuda_version]"),
     ("extra", "anything", "[extra]"),
 ])
 def test_a_sandbox_that_sends_a_malformed_self_report_does_not_start_and_says_which_field(field, forged, named):
@@ -67,7 +74,7 @@ def test_a_sandbox_that_sends_a_malformed_self_report_does_not_start_and_says_wh
         box.close()
     message = str(raised.value)
     assert message.startswith("the sandbox's self-report (its hello) is malformed:") and named in message
-    assert len(message) <= 1000 and "x" * 300 not in message  # the untrusted value is not repeated
+    assert len(message) <= 1000 and "x" * 30 not in message and "hush" not in message  # not repeated
     assert worker.closed and box.hello is None
 
 
@@ -76,6 +83,13 @@ def test_a_missing_field_is_named_and_a_non_text_refusal_never_reaches_the_repor
         read_hello({k: v for k, v in HELLO.items() if k != "cuda"})
     with pytest.raises(MalformedSelfReport, match=r"rlimits_failed"):
         read_hello({**HELLO, "rlimits_failed": {"RLIMIT_AS": ["not", "text"]}})
+
+
+def test_every_field_of_a_hello_is_a_shape_not_free_text():
+    """Issue 25: nothing the sandbox says about itself reaches a report in its own words."""
+    hello = read_hello({**HELLO, "torch": "2.13.0+cpu", "python": "3.13.0rc1", "cuda_version": "12.4",
+                        "forbidden_missing": [3], "rlimits_failed": {"RLIMIT_NOFILE": "refused"}})
+    assert hello.forbidden_missing == [3] and hello.rlimits_failed == {"RLIMIT_NOFILE": "refused"}
 
 
 # ------------------------------------------------------------------ the candidate's error record

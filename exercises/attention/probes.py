@@ -5,10 +5,8 @@ code and returns plain data: a dict of tensors, numbers and strings. Probes neve
 judge anything; the hidden checks (judge side) compare what comes back with
 values they compute themselves.
 
-Forbidden APIs are watched by the grader's worker during every call, however
-they are reached (torch.ops.aten included). The module probes also report,
-under "forbidden", an nn.MultiheadAttention found inside the candidate's module:
-structure the worker cannot see from calls alone.
+Forbidden APIs (SDPA and its kernels, nn.MultiheadAttention) are absent from the
+sandbox however they are reached (grader.sandbox.removal): using one raises.
 """
 
 from __future__ import annotations
@@ -71,12 +69,10 @@ def _module_report(m) -> dict:
                 has_bias=sub.bias is not None,
             )
         projections[name] = info
-    uses_torch_mha = any(isinstance(sub, torch.nn.MultiheadAttention) for sub in m.modules())
     return {
         "is_module": isinstance(m, torch.nn.Module),
         "params": [[name, list(p.shape)] for name, p in m.named_parameters()],
         "projections": projections,
-        "forbidden": ["torch.nn.MultiheadAttention"] if uses_torch_mha else [],
     }
 
 
@@ -106,7 +102,6 @@ def mha_forward(
     (grad_query, ...) and the projections' parameters (param_grads).
     """
     m = probekit.seeded(attention.MultiHeadAttention, d_model, n_heads, bias=bias)
-    forbidden = _module_report(m)["forbidden"]
     with torch.no_grad():
         for full_name, tensor in params.items():
             sub_name, attr = full_name.split(".")
@@ -119,9 +114,9 @@ def mha_forward(
     result = m(*args)
     pair = _pair(result)
     if pair is None:
-        return {**probekit.returned_instead(result), "forbidden": forbidden}
+        return probekit.returned_instead(result)
     out, weights = pair
-    report = {"out": _plain(out), "weights": _plain(weights), "forbidden": forbidden}
+    report = {"out": _plain(out), "weights": _plain(weights)}
     if backward:
         inputs = {"grad_query": query, "grad_key": key, "grad_value": value}
         inputs.update({n: getattr(getattr(m, n.split(".")[0]), n.split(".")[1]) for n in params})

@@ -11,19 +11,13 @@ runs each scenario on a fresh gloo group with ``probekit.run_ranks`` (forked
 ranks, a file store, deadlines: nothing may hang, and every rank that did not
 report says why). A call stops at its first failing group.
 
-Forbidden APIs: the worker's tripwire lives in the worker process only, and
-ranks are new processes, so every call of candidate code (in the worker or in a
-rank) also runs under ``_Watch``, which records any Python frame that runs
-inside DistributedDataParallel, DistributedSampler or the
-torch.distributed.algorithms package, however it was reached. Results carry
-what it saw under "forbidden", and under "tampered" whether candidate code switched it
-off (the judge then takes every check's credit).
+Forbidden APIs (DistributedDataParallel, DistributedSampler, torch.distributed.algorithms)
+are absent from the worker and from every rank alike: a rank is a process the worker's
+multiprocessing starts, and it removes them itself before it imports anything of the
+candidate's (``grader.sandbox.removal``); what a rank recorded goes back with the call.
 """
 
 from __future__ import annotations
-
-import os
-import sys
 
 import torch
 
@@ -32,77 +26,9 @@ from grader.sandbox import probekit
 from shared import LOSSES, build, make_optimizer
 
 
-# ------------------------------------------------------------------ forbidden APIs
-
-
-def _forbidden_places() -> list[tuple[str, str, bool]]:
-    """(path, API, is_folder): where the forbidden APIs' Python code lives in this torch."""
-    import torch.nn.parallel
-    import torch.utils.data
-
-    parallel = os.path.dirname(torch.nn.parallel.__file__)
-    data = os.path.dirname(torch.utils.data.__file__)
-    distributed = os.path.join(os.path.dirname(torch.__file__), "distributed")
-    return [
-        (os.path.join(parallel, "distributed.py"), "torch.nn.parallel.DistributedDataParallel", False),
-        (os.path.join(data, "distributed.py"), "torch.utils.data.DistributedSampler", False),
-        (os.path.join(distributed, "algorithms") + os.sep, "torch.distributed.algorithms", True),
-    ]
-
-
-class _Watch:
-    """Records forbidden APIs whose Python code runs while candidate code runs (sys.setprofile)."""
-
-    def __init__(self):
-        self.hits: set[str] = set()
-        self._places = [(os.path.realpath(p) + (os.sep if folder else ""), api, folder)
-                        for p, api, folder in _forbidden_places()]
-        self._by_file: dict[str, str | None] = {}
-        self._previous = None
-        #: What the watch found changed under it on the way out (candidate code can call sys.setprofile too).
-        self.tampered: list[str] = []
-
-    def _api(self, filename: str) -> str | None:
-        try:
-            return self._by_file[filename]
-        except KeyError:
-            pass
-        real = os.path.realpath(filename)
-        found = None
-        for place, api, folder in self._places:
-            if (real.startswith(place) if folder else real == place):
-                found = api
-        self._by_file[filename] = found
-        return found
-
-    def _profile(self, frame, event, arg):
-        if event == "call":
-            code = frame.f_code
-            api = self._api(code.co_filename)
-            if api is not None and code.co_name != "<module>":  # importing is not using
-                self.hits.add(api)
-
-    def __enter__(self):
-        self._previous = sys.getprofile()
-        sys.setprofile(self._profile)
-        return self
-
-    def __exit__(self, *exc):
-        if sys.getprofile() != self._profile:  # bound methods compare equal, never identical
-            what = "sys.setprofile: the forbidden-API watch was switched off while candidate code ran"
-            if what not in self.tampered:
-                self.tampered.append(what)
-        sys.setprofile(self._previous)
-        return False
-
-    def report(self) -> dict:
-        """What joins a rank's result: the forbidden APIs seen, and what was switched off."""
-        return {"forbidden": sorted(self.hits), "tampered": self.tampered}
-
-
-def _call(watch: _Watch, fn, *args, **kwargs):
-    """Run candidate code under the watch; its exception becomes probekit.CandidateFailed."""
-    return probekit.call_candidate(ddp_step, fn, *args, watch=watch, **kwargs)
+def _call(fn, *args, **kwargs):
+    """Run candidate code; its exception becomes probekit.CandidateFailed."""
+    return probekit.call_candidate(ddp_step, fn, *args, **kwargs)
 
 
 # ------------------------------------------------------------------ shard_indices
@@ -125,27 +51,19 @@ def shard(num_samples, rank, world_size, **options):
     defaults are the candidate's own. Candidate exceptions propagate (the judge
     checks the ValueError rules with them).
     """
-    watch = _Watch()
-    with watch:
-        value = ddp_step.shard_indices(num_samples, rank, world_size, **options)
-    return {**_indices_report(value), **watch.report()}
+    return _indices_report(ddp_step.shard_indices(num_samples, rank, world_size, **options))
 
 
 def shard_all(num_samples, world_size, settings):
     """shard_indices for every rank of world_size, for each dict of keyword options in settings.
 
-    Returns {"results": [[report per rank] per settings entry], "forbidden": [...]}.
+    Returns {"results": [[report per rank] per settings entry]}.
     """
-    watch = _Watch()
     results = []
     for options in settings:
-        per_rank = []
-        for rank in range(world_size):
-            with watch:
-                value = ddp_step.shard_indices(num_samples, rank, world_size, **options)
-            per_rank.append(_indices_report(value))
-        results.append(per_rank)
-    return {"results": results, **watch.report()}
+        results.append([_indices_report(ddp_step.shard_indices(num_samples, rank, world_size, **options))
+                        for rank in range(world_size)])
+    return {"results": results}
 
 
 # ------------------------------------------------------------------ the model (shared.py)
@@ -167,18 +85,18 @@ def _loss_report(value) -> dict:
 # ------------------------------------------------------------------ scenarios (in a rank)
 
 
-def _scenario_average(scenario, rank, world_size, watch) -> dict:
+def _scenario_average(scenario, rank, world_size) -> dict:
     """Set this rank's gradients (None where given None), call average_gradients(model)."""
     model = build(scenario)
     grads = scenario["grads"][rank]
     for name, p in model.named_parameters():
         g = grads.get(name)
         p.grad = None if g is None else g.clone()
-    _call(watch, ddp_step.average_gradients, model)
+    _call(ddp_step.average_gradients, model)
     return _state(model)
 
 
-def _scenario_train(scenario, rank, world_size, watch) -> dict:
+def _scenario_train(scenario, rank, world_size) -> dict:
     """Call train_step once per step on this rank's shard; report losses, parameters and gradients."""
     model = build(scenario)
     optimizer = make_optimizer(scenario["optimizer"], model.parameters())
@@ -187,7 +105,7 @@ def _scenario_train(scenario, rank, world_size, watch) -> dict:
         dict(model.named_parameters())[name].grad = g.clone()  # left over from earlier work
     losses = []
     for step in scenario["steps"]:
-        value = _call(watch, ddp_step.train_step, model, optimizer,
+        value = _call(ddp_step.train_step, model, optimizer,
                       step["inputs"][rank], step["targets"][rank], loss_fn)
         losses.append(_loss_report(value))
     return {"losses": losses, **_state(model)}
@@ -196,9 +114,9 @@ def _scenario_train(scenario, rank, world_size, watch) -> dict:
 _SCENARIOS = {"average": _scenario_average, "train": _scenario_train}
 
 
-def _in_rank(scenario, rank, world_size, watch) -> dict:
+def _in_rank(scenario, rank, world_size) -> dict:
     """One rank's part (probekit.run_ranks calls it once the group has formed)."""
-    return _SCENARIOS[scenario["kind"]](scenario, rank, world_size, watch)
+    return _SCENARIOS[scenario["kind"]](scenario, rank, world_size)
 
 
 # ------------------------------------------------------------------ running groups
@@ -214,8 +132,7 @@ def ddp_run(runs):
     {"crashed": text} (the process ended without reporting), {"hung": text}
     (killed while still running), {"stopped": text} (killed after another rank
     failed) and {"error": text} (the probe's own failure, e.g. the group could
-    not form); "forbidden" lists what the watch saw when it got as far as running,
-    "tampered" what it found switched off. After a run in which some rank did not finish cleanly, the rest
+    not form). After a run in which some rank did not finish cleanly, the rest
     are not run (the judge reports the first failing run; the others could only
     cost time), and say so.
     """
@@ -226,7 +143,7 @@ def ddp_run(runs):
         if gave_up is not None:
             out.append({"world_size": ws, "error": f"not run: {gave_up}"})
             continue
-        result = probekit.run_ranks(ws, run["scenario"], _in_rank, watch=_Watch)
+        result = probekit.run_ranks(ws, run["scenario"], _in_rank)
         result["world_size"] = ws
         out.append(result)
         if "error" in result or any(_failed(r) for r in result["ranks"]):
@@ -235,5 +152,4 @@ def ddp_run(runs):
 
 
 def _failed(rank_result: dict) -> bool:
-    return any(key in rank_result for key in ("candidate_error", "crashed", "hung", "stopped", "error")) \
-        or bool(rank_result.get("forbidden")) or bool(rank_result.get("tampered"))
+    return any(key in rank_result for key in ("candidate_error", "crashed", "hung", "stopped", "error"))

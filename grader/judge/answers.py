@@ -4,12 +4,13 @@ Most probes run one piece of the candidate's code and answer with a dict that
 describes what happened (``{"out": ..., "weights": ...}``). Before a check reads a
 key, two things must hold, and every exercise used to write them again: the answer
 is a dict at all (anything else means the probe and the check disagree), and the
-probe did not report a problem that makes the rest meaningless, namely forbidden
-calls only the probe can see (a forbidden module held inside the candidate's, a
-watch in a process of its own) under ``"forbidden"``, or a value of the wrong kind
-returned by the candidate's function, described under ``"returned"``.
-``call`` checks the first two; ``expect_returned`` the last, at whatever depth the
-probe put it (one report per rank, per batch).
+probe did not report a value of the wrong kind returned by the candidate's function,
+described under ``"returned"``. ``call`` checks the first; ``expect_returned`` the
+second, at whatever depth the probe put it (one report per rank, per batch).
+
+Forbidden APIs are not a probe's to report: they are absent from the sandbox
+(``grader.sandbox.removal``), a call of one raises there, and the judge names it
+from the exercise's own list.
 """
 
 from __future__ import annotations
@@ -18,15 +19,11 @@ from __future__ import annotations
 def call(sandbox, probe: str, /, *args, **kwargs) -> dict:
     """``sandbox.call(probe, *args, **kwargs)`` for a probe that answers with a dict; that dict.
 
-    Fails the check when the answer is not a dict, or when it lists forbidden calls
-    under ``"forbidden"`` (the worker's tripwire reports the calls it sees itself).
+    Fails the check when the answer is not a dict.
     """
     answer = sandbox.call(probe, *args, **kwargs)
     if not isinstance(answer, dict):
-        raise AssertionError(f"probe {probe!r} returned {answer!r:.200}, expected a dict")
-    forbidden = answer.get("forbidden") or []
-    if forbidden:
-        raise AssertionError(f"calls {', '.join(map(str, forbidden))}, which this exercise forbids")
+        raise AssertionError(f"probe {probe!r} returned {type(answer).__name__}, expected a dict")
     return answer
 
 

@@ -4,7 +4,8 @@
 raises: ``CandidateError`` when the candidate's code raised (a check may expect
 that, see ``candidate_raises``), and a ``SandboxFailure`` subclass when there is
 no answer at all. The plugin maps each to the check's status. Output, forbidden
-API hits and timing of every call are recorded for the check that made it.
+API hits (indices into the exercise's list, which the plugin names) and timing of
+every call are recorded for the check that made it.
 """
 
 from __future__ import annotations
@@ -84,13 +85,12 @@ class CheckRecord:
 
     output: list[str] = field(default_factory=list)
     output_dropped: int = 0
-    forbidden: list[str] = field(default_factory=list)
+    #: Forbidden APIs called during the check, as indices into the exercise's ``[forbidden] apis``.
+    forbidden: list[int] = field(default_factory=list)
     #: What the sandbox sent back during this check. The check's results together stay under the
     #: exercise's ``result_mb``: hypothesis keeps failing examples (and the tensors their tracebacks
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
-    #: What the sandbox's nets saw changed under them (the worker's tripwire, a probe's watch).
-    tampered: list[str] = field(default_factory=list)
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -100,15 +100,9 @@ class CheckRecord:
             self.output.append(result.output)
         self.output_dropped += result.output_dropped
         self.received_bytes += result.received_bytes
-        for api in result.forbidden:
-            if api not in self.forbidden:
-                self.forbidden.append(api)
-        self.note_tampering(*result.tampered)
-
-    def note_tampering(self, *what: str) -> None:
-        for w in what:
-            if w not in self.tampered:
-                self.tampered.append(w)
+        for index in result.forbidden:
+            if index not in self.forbidden:
+                self.forbidden.append(index)
 
 
 class CheckSandbox:
@@ -131,8 +125,3 @@ class CheckSandbox:
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)
         return result.value
-
-    def report_tampering(self, what: str) -> None:
-        """A check's own word that a probe's watch was switched off (e.g. ddp_step's profiler):
-        the judge treats it as tampering, which costs every check its credit."""
-        self.record.note_tampering(what)

@@ -290,8 +290,7 @@ class GraderPlugin:
                 text += f"\n[... {record.output_dropped} more bytes dropped in the sandbox]"
             result.output, result.output_truncated = cap_text(text)
             result.output_truncated = result.output_truncated or record.output_dropped > 0
-            result.forbidden = list(record.forbidden)
-            result.tampered = list(record.tampered)
+            result.forbidden = self.exercise.config.forbidden.named(record.forbidden)
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
             result.status, result.message = Status.ERROR, "the check produced no outcome"

@@ -12,6 +12,14 @@ log. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a
 those every check of which is visible (``Diagnosis.candidate_visible``); interview follow-ups carry
 the panel's answers and are dropped. Each is handled here. The copy says so (``audience: candidate``), is
 never fed back into a batch, and redacting it again changes nothing.
+
+Every word a candidate reads is the judge's: the only text from the sandbox a copy keeps is
+what visible checks themselves said (their output, the exception and traceback the
+candidate's code raised, capped where they are recorded). A forbidden API is named from the
+exercise's list when the report is made (the sandbox sends indices); a stored report made
+before that, or edited, is held to the same rule here: a hit whose name is not a dotted
+Python name is "a forbidden API", and what the sandbox's nets once reported as tampering in
+their own words (``tampered``, runtime findings) is not repeated.
 """
 
 from __future__ import annotations
@@ -32,6 +40,20 @@ NO_GPU = "no GPU in the sandbox"
 #: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.
 CHECK_ERROR_MESSAGE = "this check's own code raised an error: a bug in the grader, not in your code (nothing was scored)"
 
+#: A forbidden API's name as the judge writes one: a dotted Python name from the exercise's list.
+_API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15}")
+#: What a candidate reads for a hit whose stored name is not one the judge could have written.
+UNNAMED_API = "a forbidden API"
+#: What a candidate reads for tampering the sandbox's own nets reported in their words (reports made
+#: before those nets were removed): the finding stands, its text is not the judge's.
+SANDBOX_TAMPERING = "the sandbox reported tampering during a check"
+
+
+def api_name(api: str) -> str:
+    """``api`` when it is a name the judge writes (a dotted Python name, at most 120 characters),
+    else :data:`UNNAMED_API`: a name the sandbox chose never reaches a candidate."""
+    return api if len(api) <= 120 and _API_NAME.fullmatch(api) else UNNAMED_API
+
 
 def for_audience(report: Report, audience: str) -> Report:
     """``report`` itself for the panel; for a candidate, a copy with hidden checks' details withheld."""
@@ -44,19 +66,23 @@ def for_audience(report: Report, audience: str) -> Report:
     # A GPU check the judge skipped for want of a GPU keeps those words (not their detail, which quotes versions
     # the sandbox reported): decided before the check ran, they hold no input, and the headline says why those
     # points were not counted. Any other skip reason of a hidden check is withheld like its message.
-    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id],
+    checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id], "tampered": [],
                                    "not_run": c.not_run and not_run_shown,
                                    **({"message": NO_GPU} if c.gpu and c.status is Status.SKIPPED
                                       and c.message.startswith(NO_GPU) else {})})
               if c.id in names
-              else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE})
+              else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE, "tampered": []})
               if c.status is Status.CHECK_ERROR
-              else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message)})
+              else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message),
+                                        "forbidden": [api_name(a) for a in c.forbidden], "tampered": []})
               for c in report.checks]
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
-    forbidden = [h.model_copy(update={"where": names[h.where], "check": names[h.where]}) if h.where in names else h
+    forbidden = [h.model_copy(update={"api": api_name(h.api),
+                                      **({"where": names[h.where], "check": names[h.where]} if h.where in names else {})})
                  for h in report.forbidden]
-    findings = [f.model_copy(update={"where": names[f.where]}) if f.where in names else f for f in report.findings]
+    findings = [f.model_copy(update={**({"where": names[f.where]} if f.where in names else {}),
+                                     **({"what": SANDBOX_TAMPERING} if f.how == "runtime" else {})})
+                for f in report.findings]
     return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
                                      "load_error": load_error, "follow_ups": [],
                                      "diagnosis": [d for d in report.diagnosis if d.candidate_visible],

@@ -48,8 +48,9 @@ class CallResult:
     failure_message: str = ""
     output: str = ""
     output_dropped: int = 0
-    forbidden: list[str] = field(default_factory=list)
-    tampered: list[str] = field(default_factory=list)  # what the worker saw changed under its tripwire
+    #: Forbidden APIs the candidate's code called, as indices into the list the judge sent the worker
+    #: (``--forbid``): the judge names them from the exercise's own list, never from the sandbox's words.
+    forbidden: list[int] = field(default_factory=list)
     duration_s: float = 0.0
     received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
     during_import: bool = False  # the worker said "importing" and never "imported": the file does not import
@@ -130,8 +131,8 @@ class Sandbox:
             hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
             if hello.get("type") == "fatal":
                 raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
-            if hello.get("type") != "hello":
-                raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
+            if hello.get("type") != "hello":  # the sandbox's words are not repeated: it chose them
+                raise protocol.ProtocolError("the worker's first message was not its hello")
             return Worker(transport, read_hello(hello))
         except MalformedSelfReport as e:  # untrusted data of the wrong shape: this sandbox cannot grade
             transport.close()
@@ -267,7 +268,7 @@ class Sandbox:
         except protocol.ProtocolError as e:
             return fail(Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}")
         if reply.get("type") != "result" or reply.get("id") != call_id:
-            return fail(Failure.PROTOCOL, f"expected result {call_id}, got {reply.get('type')!r} {reply.get('id')!r}")
+            return fail(Failure.PROTOCOL, f"expected the result of call {call_id}, got another message")
         elapsed = time.monotonic() - started
         self._deadlines.answered(elapsed)
         result = _result_from_reply(probe, reply, elapsed)
@@ -313,16 +314,29 @@ def _as_text(value, limit: int) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
+#: More forbidden APIs than any exercise lists (``grader.sandbox.selfreport.MAX_ITEMS``).
+_MAX_API_INDEX = 200
+
+
+def _api_indices(value) -> list[int] | None:
+    """The reply's ``forbidden``: a list of distinct API indices, or None when it is anything else."""
+    if not isinstance(value, list) or len(value) > _MAX_API_INDEX:
+        return None
+    if not all(type(i) is int and 0 <= i < _MAX_API_INDEX for i in value):
+        return None
+    return sorted(set(value))
+
+
 def _result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
     """Build a CallResult from a worker reply, trusting nothing about its shape."""
-    forbidden = reply.get("forbidden")
-    forbidden = [f for f in forbidden if isinstance(f, str)][:50] if isinstance(forbidden, list) else []
-    tampered = reply.get("tampered")
-    tampered = [_as_text(t, 200) for t in tampered if isinstance(t, str)][:20] if isinstance(tampered, list) else []
+    forbidden = _api_indices(reply.get("forbidden", []))
     dropped = reply.get("output_dropped")
     common = dict(output=_as_text(reply.get("output"), 20000),
                   output_dropped=dropped if type(dropped) is int and dropped >= 0 else 0,
-                  forbidden=forbidden, tampered=tampered, duration_s=elapsed)
+                  forbidden=forbidden or [], duration_s=elapsed)
+    if forbidden is None:  # not what the worker sends: the call has no trustworthy answer
+        return CallResult(probe, failure=Failure.PROTOCOL, failure_message=(
+            f"the sandbox's report of forbidden API calls during the call to {probe!r} is malformed"), **common)
     if reply.get("ok") is True:
         return CallResult(probe, value=reply.get("value"), **common)
     if reply.get("error") is None:

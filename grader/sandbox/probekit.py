@@ -38,6 +38,7 @@ from datetime import timedelta
 import torch
 
 from grader import protocol
+from grader.sandbox import removal
 
 # ------------------------------------------------------------------ what the candidate gave
 
@@ -193,8 +194,8 @@ class CandidateFailed(Exception):
         self.error = error
 
 
-def call_candidate(module, fn, *args, watch=None, **kwargs):
-    """``fn(*args, **kwargs)`` (candidate code from ``module``), under ``watch`` when given.
+def call_candidate(module, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` (candidate code from ``module``).
 
     An exception becomes :class:`CandidateFailed` holding the worker's error record,
     its traceback kept to the frames of the candidate's file: in a rank, where the
@@ -204,10 +205,7 @@ def call_candidate(module, fn, *args, watch=None, **kwargs):
     from grader.sandbox.worker import _error
 
     try:
-        if watch is None:
-            return fn(*args, **kwargs)
-        with watch:
-            return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
     except BaseException as exc:  # SystemExit from candidate code too
         raise CandidateFailed(_error(exc, (os.path.dirname(os.path.abspath(module.__file__)),))) from None
 
@@ -223,6 +221,8 @@ FAILURE_GRACE_S = 1.0
 FINISH_GRACE_S = 3.0
 
 _CONTEXT = None
+#: Where a rank's result carries the forbidden APIs it recorded (taken out before the probe sees it).
+_RANK_HITS = "grader_forbidden_hits"
 
 
 def _context():
@@ -238,12 +238,11 @@ def _context():
     return _CONTEXT
 
 
-def _rank_main(rank: int, world_size: int, workdir: str, rank_fn, watch_factory) -> None:
+def _rank_main(rank: int, world_size: int, workdir: str, rank_fn) -> None:
     """One rank: join the group, run ``rank_fn``, write the result file, leave without teardown."""
     import torch.distributed as dist
 
     result: dict = {}
-    watch = watch_factory() if watch_factory is not None else None
     joined = False
     try:
         torch.set_num_threads(1)
@@ -254,13 +253,15 @@ def _rank_main(rank: int, world_size: int, workdir: str, rank_fn, watch_factory)
             rank=rank, world_size=world_size, timeout=timedelta(seconds=GROUP_TIMEOUT_S),
         )
         joined = True
-        result = rank_fn(scenario, rank, world_size, watch)
+        result = rank_fn(scenario, rank, world_size)
     except CandidateFailed as failed:
         result = {"candidate_error": failed.error, "failed_at": time.time()}
     except BaseException as exc:
         result = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
-    if watch is not None:
-        result.update(watch.report())
+    # This rank removed the forbidden APIs itself (the worker's module, imported as __mp_main__ first);
+    # what it recorded goes back to the worker, which reports it with the call.
+    if isinstance(result, dict):
+        result[_RANK_HITS] = removal.take_hits()
     path = os.path.join(workdir, f"rank{rank}.pt")
     torch.save(result, path + ".tmp")
     os.replace(path + ".tmp", path)
@@ -288,16 +289,16 @@ def _exit_text(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def run_ranks(world_size: int, scenario: dict, rank_fn, *, watch=None) -> dict:
-    """Run ``rank_fn(scenario, rank, world_size, watch)`` in each rank of a fresh gloo group.
+def run_ranks(world_size: int, scenario: dict, rank_fn) -> dict:
+    """Run ``rank_fn(scenario, rank, world_size)`` in each rank of a fresh gloo group.
 
     Each rank is a process forked from a forkserver that has torch imported (about
     0.2 s per group); ranks meet through a file store in a private temporary folder
     (the sandbox has loopback only), read ``scenario`` (plain data and tensors) from a
     file and write their result to one: nothing crosses between processes as a
-    pickled tensor. ``rank_fn`` and ``watch`` (a class, or None) must be importable
-    by name (module-level in probes.py): a rank makes ``watch()`` first, and its
-    ``report()`` (a dict) joins that rank's result whatever happened.
+    pickled tensor. ``rank_fn`` must be importable by name (module-level in probes.py).
+    Each rank removes the exercise's forbidden APIs before it imports ``rank_fn`` (and
+    so the candidate's module), and what it recorded is recorded in the worker too.
 
     Nothing may hang: the group's own timeout bounds every collective; the ranks
     still running are killed FAILURE_GRACE_S after one failed, FINISH_GRACE_S after
@@ -317,7 +318,7 @@ def run_ranks(world_size: int, scenario: dict, rank_fn, *, watch=None) -> dict:
         torch.save(scenario, os.path.join(workdir, "scenario.pt"))
         # The ranks take sys.path from the worker, where `probes` and the candidate's module import by name.
         for rank in range(world_size):
-            p = ctx.Process(target=_rank_main, args=(rank, world_size, workdir, rank_fn, watch),
+            p = ctx.Process(target=_rank_main, args=(rank, world_size, workdir, rank_fn),
                             name=f"rank-{rank}", daemon=True)
             p.start()
             procs.append(p)
@@ -350,6 +351,7 @@ def run_ranks(world_size: int, scenario: dict, rank_fn, *, watch=None) -> dict:
             path = os.path.join(workdir, f"rank{rank}.pt")
             if os.path.exists(path):
                 ranks.append(torch.load(path, weights_only=True))
+                removal.record_hits(ranks[-1].pop(_RANK_HITS, []) if isinstance(ranks[-1], dict) else [])
             elif rank not in killed:
                 ranks.append({"crashed": f"rank {rank} ended without reporting ({_exit_text(p.exitcode)}): "
                                          "it crashed or exited"})

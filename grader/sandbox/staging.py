@@ -8,6 +8,8 @@ container sees under ``/sandbox``::
     lib/grader/protocol.py
     lib/grader/sandbox/__init__.py    empty
     lib/grader/sandbox/worker.py
+    lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
+    lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
     probes/probes.py
     probes/shared.py                  the exercise's shared.py, when it has one
@@ -51,6 +53,8 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
         "lib/grader/protocol.py": _PACKAGE / "protocol.py",
         "lib/grader/sandbox/__init__.py": None,
         "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+        "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
+        "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
         "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
         "probes/probes.py": probes,
         **({"probes/shared.py": shared} if shared is not None else {}),
@@ -85,7 +89,7 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
             "--submission-dir", f"{staged_root}/submission"]
     for api in forbidden:
         argv += ["--forbid", api]
-    for api, patterns in (kernels or {}).items():  # the tripwire's watch matches these too
+    for api, patterns in (kernels or {}).items():  # the operators the worker removes for each API
         argv += [arg for pattern in patterns for arg in ("--kernel", f"{api}={pattern}")]
     for name, (soft, hard) in (rlimits or {}).items():
         argv += ["--rlimit", f"{name}={soft}:{hard}"]

@@ -4,8 +4,13 @@ It answers ``call`` frames by running a probe from the exercise's ``probes.py``
 (which imports the candidate's module) and sends back plain data. It never
 decides pass or fail: everything it says is data the judge checks.
 
-It imports the standard library, torch and ``grader.protocol`` only, because it
-runs from a read-only copy in a bare runtime image. Start it as
+Before the probes (and through them the candidate's module) are imported, the
+exercise's forbidden APIs are removed from the process (``grader.sandbox.removal``);
+what was called of them goes back with each result as indices into the ``--forbid``
+list, which the judge names in its own words.
+
+It imports the standard library, torch, ``grader.protocol`` and the files staged
+beside it only, because it runs from a read-only copy in a bare runtime image. Start it as
 ``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
 [--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
 
@@ -18,12 +23,8 @@ back, capped, after every call.
 from __future__ import annotations
 
 import argparse
-import fnmatch
-import functools
 import importlib
-import inspect
 import os
-import re
 import signal
 import sys
 import threading
@@ -31,186 +32,9 @@ import time
 import traceback
 
 from grader import protocol
+from grader.sandbox import removal
 
 OUTPUT_CAP = 8000  # characters of candidate output sent back per call
-
-
-class Tripwire:
-    """Records every use of a forbidden torch API, then lets it behave normally.
-
-    A second net: the judge decides from the source (``grader.judge.audit``), and
-    what this records can only take credit away. Wrappers replace each API object
-    wherever torch binds it (functions, and classes via a recording subclass), and
-    during every call a TorchFunctionMode watches torch function calls by name
-    (the APIs' own names and the exercise's kernel patterns, so
-    ``torch._scaled_dot_product_attention_math`` or ``torch.ops.aten.X`` are seen
-    too; Tensor methods only against the patterns, since ``x * y`` reaches a mode
-    as ``Tensor.mul``). After each call it checks that nothing it put in place was
-    removed: the wrappers, its mode on top of the mode stack, the interpreter's
-    profile and trace hooks; what changed goes back as ``tampered``.
-
-    Only what the candidate called is recorded: a forbidden API's own work (the
-    helpers ``clip_grad_norm_`` calls, the ``F.batch_norm`` inside a forbidden
-    ``BatchNorm1d``'s forward) happens inside it and is not named again. A use
-    of a forbidden class counts on construction and on every call of the instance.
-    """
-
-    def __init__(self, apis: list[str], kernels: dict[str, list[str]] | None = None):
-        self.apis = apis
-        self.kernels = kernels or {}
-        self.hits: list[str] = []
-        self.missing: list[str] = []
-        self.modules: list[str] = []
-        self._needles: list[tuple[str, str]] = []
-        #: (module name, attribute) -> (module, the wrapper now there, api); two APIs naming one object
-        #: (a class and its re-export) wrap it twice, and only the outer wrapper is expected to stay.
-        self._installed: dict[tuple[str, str], tuple[object, object, str]] = {}
-        self._patterns = [(re.compile("|".join(fnmatch.translate(p) for p in patterns)), api)
-                          for api, patterns in self.kernels.items() if patterns]
-        self.tampered: list[str] = []
-        self._inside = threading.local()  # per thread: a DataLoader thread is not inside another's call
-
-    def record(self, api: str) -> None:
-        if not getattr(self._inside, "depth", 0):
-            self.hits.append(api)
-
-    def within(self, api: str, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)`` as a use of ``api``: recorded, and what it calls in turn is not."""
-        self.record(api)
-        self._inside.depth = getattr(self._inside, "depth", 0) + 1
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            self._inside.depth -= 1
-
-    def install(self) -> None:
-        for api in self.apis:
-            original = _resolve(api)
-            if original is None:
-                self.missing.append(api)
-                continue
-            if inspect.ismodule(original):  # a whole package: the source audit covers it
-                self.modules.append(api)
-                continue
-            if not isinstance(original, type):
-                self._needles.append((api.rsplit(".", 1)[-1], api))
-            wrapped = self._wrap(api, original)
-            for module in list(sys.modules.values()):
-                if not getattr(module, "__name__", "").startswith("torch"):
-                    continue
-                namespace = getattr(module, "__dict__", {})
-                for attr, value in list(namespace.items()):
-                    if value is original:
-                        setattr(module, attr, wrapped)
-                        self._installed[(module.__name__, attr)] = (module, wrapped, api)
-
-    def _wrap(self, api: str, original):
-        within = self.within
-        if isinstance(original, type):
-            def __init__(self, *args, **kwargs):
-                within(api, original.__init__, self, *args, **kwargs)
-
-            members = {"__init__": __init__, "__module__": original.__module__}
-            if callable(getattr(original, "forward", None)):  # an nn.Module: its forward is a use too
-                def forward(self, *args, **kwargs):
-                    return within(api, original.forward, self, *args, **kwargs)
-
-                members["forward"] = forward
-            return type(original.__name__, (original,), members)
-
-        @functools.wraps(original)
-        def tripwire(*args, **kwargs):
-            return within(api, original, *args, **kwargs)
-
-        return tripwire
-
-    def match(self, func) -> str | None:
-        """The forbidden API a torch function (or Tensor method) seen by the watch stands for."""
-        raw, method = _op_name(func)
-        if not raw:
-            return None
-        if not method:
-            for needle, api in self._needles:
-                if raw.lstrip("_") == needle:
-                    return api
-        for pattern, api in self._patterns:
-            if pattern.match(raw):
-                return api
-        return None
-
-    def run(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)`` under the watch; returns (value, what was tampered with)."""
-        from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
-
-        tripwire = self
-
-        class Watch(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                api = tripwire.match(func)
-                if api is not None:
-                    return tripwire.within(api, func, *args, **(kwargs or {}))
-                return func(*args, **(kwargs or {}))
-
-        hooks = (sys.getprofile(), sys.gettrace())
-        watch = Watch() if (self._needles or self.kernels) else None
-        if watch is not None:
-            watch.__enter__()
-        try:
-            value = fn(*args, **kwargs)
-        finally:
-            self.tampered = self._tampered(hooks)
-            if watch is not None:
-                stack = _get_current_function_mode_stack()
-                if stack and stack[-1] is watch:
-                    watch.__exit__(None, None, None)
-                else:
-                    self.tampered.append("the tripwire's torch function mode was taken off the mode stack")
-        return value
-
-    def _tampered(self, hooks) -> list[str]:
-        out = [f"the tripwire's wrapper for {api} was replaced at {name}.{attr}"
-               for (name, attr), (module, wrapped, api) in self._installed.items()
-               if getattr(module, "__dict__", {}).get(attr) is not wrapped]
-        if (sys.getprofile(), sys.gettrace()) != hooks:
-            out.append("sys.setprofile/settrace changed the interpreter's hooks")
-        return out
-
-    def take(self) -> tuple[list[str], list[str]]:
-        """(forbidden APIs used, what was tampered with) since the last call."""
-        out = sorted(set(self.hits))
-        self.hits.clear()
-        tampered, self.tampered = self.tampered, []
-        return out, tampered
-
-
-def _op_name(func) -> tuple[str, bool]:
-    """(name, is a Tensor method): ``aten::_foo.default`` / ``_foo`` -> ``_foo``; dunders -> ``""``.
-
-    ``x * y`` reaches a mode as the method ``TensorBase.mul``, exactly like
-    ``x.mul(y)``; neither is a call of the function ``torch.mul``, so methods are
-    told apart and only the exercise's kernel patterns ever match them.
-    """
-    method = type(func).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor")
-    name = str(getattr(func, "__name__", "") or "")
-    if name.startswith("__"):
-        return "", method
-    return name.split("::")[-1].split(".")[0], method
-
-
-def _resolve(dotted: str):
-    parts = dotted.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        try:
-            for name in parts[i:]:
-                obj = getattr(obj, name)
-        except AttributeError:
-            return None
-        return obj
-    return None
 
 
 class Capture:
@@ -267,16 +91,15 @@ def apply_rlimits(specs: list[str]) -> dict:
         resource = None
     for spec in specs:
         name, _, value = spec.partition("=")
+        which = getattr(resource, name, None) if resource is not None and name.startswith("RLIMIT_") else None
+        if which is None:  # the reason is a word the judge words (grader.sandbox.selfreport.LIMIT_REFUSALS)
+            failed[name] = "unsupported" if resource is None else "unknown"
+            continue
         try:
             soft, hard = (int(v) for v in value.split(":"))
-            if resource is None:
-                raise OSError("this platform has no `resource` module")
-            which = getattr(resource, name, None) if name.startswith("RLIMIT_") else None
-            if which is None:
-                raise ValueError(f"this platform has no {name}")
             resource.setrlimit(which, (soft, hard))
-        except (ValueError, OSError) as e:
-            failed[name] = str(e) or type(e).__name__
+        except (ValueError, OSError):
+            failed[name] = "refused"
         else:
             applied.append(name)
     return {"rlimits_applied": applied, "rlimits_failed": failed}
@@ -306,11 +129,11 @@ def _error(exc: BaseException, keep_dirs) -> dict:
 
 
 class Worker:
-    def __init__(self, args, send, capture: Capture, tripwire: Tripwire):
+    def __init__(self, args, send, capture: Capture, forbidden: removal.Removal):
         self.args = args
         self.send = send
         self.capture = capture
-        self.tripwire = tripwire
+        self.forbidden = forbidden
         self.probes = None
         self.keep_dirs = (os.path.abspath(args.submission_dir), os.path.dirname(os.path.abspath(args.probes)))
 
@@ -333,13 +156,13 @@ class Worker:
             fn = getattr(probes, message["probe"], None)
             if fn is None or message["probe"].startswith("_") or not callable(fn):
                 raise LookupError(f"probes.py defines no probe {message['probe']!r}")
-            value = self.tripwire.run(fn, *message.get("args", []), **message.get("kwargs", {}))
+            value = fn(*message.get("args", []), **message.get("kwargs", {}))
             reply.update(ok=True, value=value)
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from candidate code too
             reply.update(ok=False, error=_error(exc, self.keep_dirs))
         reply["duration_s"] = time.perf_counter() - started
         reply["output"], reply["output_dropped"] = self.capture.take()
-        reply["forbidden"], reply["tampered"] = self.tripwire.take()
+        reply["forbidden"] = self.forbidden.take()  # indices into the judge's list: the judge names them
         return reply
 
     def serve(self, read) -> None:
@@ -359,7 +182,7 @@ class Worker:
             except protocol.ProtocolError as e:  # e.g. a result too large or too deep
                 self.send({"type": "result", "id": message.get("id"), "ok": False, "duration_s": reply["duration_s"],
                            "output": reply["output"], "output_dropped": reply["output_dropped"],
-                           "forbidden": reply["forbidden"], "tampered": reply["tampered"],
+                           "forbidden": reply["forbidden"],
                            "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
                                      "builtin": False, "message": str(e), "traceback": ""}})
 
@@ -423,8 +246,8 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
     for spec in args.kernel:
         api, _, pattern = spec.partition("=")
         kernels.setdefault(api, []).append(pattern)
-    tripwire = Tripwire(args.forbid, kernels)
-    tripwire.install()
+    # Before the probes (and through them the candidate's module) are imported: see grader.sandbox.removal.
+    forbidden = removal.install(args.forbid, kernels, candidate_dirs=[args.submission_dir])
     send({
         "type": "hello",
         "torch": str(torch.__version__),
@@ -432,12 +255,17 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         "cuda": bool(torch.cuda.is_available()),
         "cuda_version": torch.version.cuda,  # None for a CPU build of torch
         "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
-        "tripwire_missing": tripwire.missing,
-        "tripwire_modules": tripwire.modules,
+        "forbidden_missing": forbidden.missing,
+        "forbidden_packages": forbidden.packages,
         **(rlimits or {"rlimits_applied": [], "rlimits_failed": {}}),
     })
-    Worker(args, send, capture, tripwire).serve(read)
+    Worker(args, send, capture, forbidden).serve(read)
 
 
 if __name__ == "__main__":
     main()
+elif __name__ == "__mp_main__":
+    # A process multiprocessing started from the worker (spawn, forkserver: the DDP ranks)
+    # imports this module under that name before it unpickles anything of the probes or the
+    # candidate's: the forbidden APIs are removed there too, from the plan the worker published.
+    removal.install_inherited()

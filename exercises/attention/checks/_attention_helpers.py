@@ -42,8 +42,7 @@ _FUNCTIONS = {"sdpa": "scaled_dot_product_attention", "mha_forward": "MultiHeadA
 def attend(sandbox, probe: str, *args, **kwargs) -> dict:
     """``call``, then: the candidate's function returned a pair (out, weights).
 
-    (The worker's tripwire catches forbidden calls on its own; the probe reports a
-    forbidden nn.MultiheadAttention held in the candidate's module.)
+    (Forbidden APIs are absent from the sandbox: using one raises there.)
     """
     return expect_returned(call(sandbox, probe, *args, **kwargs), function=_FUNCTIONS[probe],
                            returns="a tuple (out, weights)")

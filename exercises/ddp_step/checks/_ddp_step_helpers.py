@@ -141,23 +141,11 @@ def sampler_shards(num_samples: int, world_size: int, *, shuffle: bool = True, s
 # ------------------------------------------------------------------ calls
 
 
-def _fail_forbidden(forbidden, where: str = "", *, sandbox=None, tampered=None) -> None:
-    """Fail the check on a forbidden call; hand a switched-off watch to the judge as tampering."""
-    for what in tampered or []:
-        if isinstance(what, str) and sandbox is not None:
-            sandbox.report_tampering(what[:200] + where)
-    if tampered:
-        raise AssertionError(f"the forbidden-API watch was switched off{where}")
-    if forbidden:
-        raise AssertionError(f"calls {', '.join(forbidden)}, which this exercise forbids{where}")
-
-
 def shard_all(sandbox, num_samples: int, world_size: int, settings: list[dict]) -> list[list[list[int]]]:
     """The candidate's shards: [settings entry][rank] -> indices, each a list of ints."""
     result = sandbox.call("shard_all", num_samples, world_size, settings)
     if not isinstance(result, dict) or not isinstance(result.get("results"), list):
         raise AssertionError(f"probe shard_all returned {result!r}, expected a dict")
-    _fail_forbidden(result.get("forbidden"), sandbox=sandbox, tampered=result.get("tampered"))
     out = []
     for options, per_rank in zip(settings, result["results"]):
         shards = []
@@ -200,8 +188,8 @@ class RankState:
 def ddp_run(sandbox, runs: list[tuple[int, dict]]) -> dict[int, list[RankState]]:
     """Run each (world_size, scenario) on its own process group; every rank's state by world size.
 
-    Fails the check, naming the world size and rank, when a rank used a
-    forbidden API, raised (reported as the candidate's error), crashed, hung or
+    Fails the check, naming the world size and rank, when a rank
+    raised (reported as the candidate's error; a forbidden API raises), crashed, hung or
     was stopped; or when a rank's tensors are not plain tensors of the right
     shape, dtype and finite.
     """
@@ -214,9 +202,6 @@ def ddp_run(sandbox, runs: list[tuple[int, dict]]) -> dict[int, list[RankState]]
         if "error" in run:
             raise AssertionError(f"{where}: {run['error']}")
         ranks = run["ranks"]
-        for rank, report in enumerate(ranks):
-            _fail_forbidden(report.get("forbidden"), f" (rank {rank}, {where})", sandbox=sandbox,
-                            tampered=report.get("tampered"))
         _raise_first_failure(ranks, where)
         states[ws] = [_rank_state(rank, ws, report, scenario) for rank, report in enumerate(ranks)]
     return states

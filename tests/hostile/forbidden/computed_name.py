@@ -1,6 +1,6 @@
 """Hostile (attention): the math kernel under a name built at run time. The judge cannot resolve
-it (a dynamic-access flag); the tripwire's watch matches the kernel patterns and takes the credit of
-every check that ran it."""
+it (a dynamic-access flag); in the sandbox the kernel is absent (it matches SDPA's kernel patterns), so
+every check that runs it raises and loses its credit."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Hostile (toy): nothing the judge can read names what it does. It pops the tripwire's torch function
 mode off the stack and calls the original torch.mul from under the tripwire's wrapper, both through
-names built at run time. The source audit can only flag the dynamic access; the worker sees its mode
-gone after the call and reports it, which costs every check its credit."""
+names built at run time. The source audit can only flag the dynamic access. Since issue 25 there is
+no mode to pop and no wrapper to look behind: torch.mul is a stand-in that raises, so every check
+that multiplies through it loses its credit."""
 
 import math
 

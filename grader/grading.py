@@ -21,7 +21,7 @@ from grader.errors import UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.annotate import Hindsight
-from grader.judge.audit import SourceAudit, audit_source
+from grader.judge.audit import SourceAudit, audit_exercise_file
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, total
@@ -80,10 +80,14 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         from grader.sandbox.local_backend import NOT_ISOLATED
 
         report.warnings.append(NOT_ISOLATED)
-    # The trusted decision about what the source reaches for: made here, from the text, before it runs.
-    audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden,
-                         filename=ex.config.exercise.submission)
-    report.forbidden, report.findings = list(audit.forbidden), list(audit.findings)
+    # The trusted decision about what the source may run: made here, from the text, before it runs.
+    audit = audit_exercise_file(ex, source.decode("utf-8", "replace"))
+    report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
+    if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
+        answer_without_sandbox(ex, report, audit)
+        hindsight.annotate(report, untouched_stub=UNTOUCHED_STUB in report.warnings)
+        report.duration_s = round(time.perf_counter() - t0, 3)
+        return report
 
     with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
         graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
@@ -94,6 +98,23 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     hindsight.annotate(report, untouched_stub=UNTOUCHED_STUB in report.warnings)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
+
+
+def answer_without_sandbox(ex: Exercise, report: Report, audit: SourceAudit) -> None:
+    """The judge's answer for a file it will not run (it leaves the exercise's subset): every check the
+    exercise has, "not run", 0 points, the violations on the report. No sandbox is opened and no candidate
+    code runs; the checks are only collected (``--collect-only`` opens no sandbox either)."""
+    from grader.practice.catalog import CollectionFailed, collect_checks
+
+    try:
+        specs = collect_checks(ex)
+    except CollectionFailed as e:
+        _not_graded(report, f"the judge could not collect the exercise's checks: {e}")
+        return
+    report.checks = [CheckResult(id=s.id, name=s.name, status=Status.ERROR, score=0.0, max_score=s.points,
+                                 visibility=s.visibility, hint=s.hint) for s in specs]
+    decision.apply(report, audit)
+    report.score, report.max_score = total(report.checks)
 
 
 def read_submission(path: Path) -> bytes:
@@ -165,7 +186,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         checks.append(result)
     report.checks = checks
     report.load_error = run.load_error
-    decision.apply(report, audit, packages=set(hello.tripwire_modules if hello else []))
+    decision.apply(report, audit)
     report.score, report.max_score = total(checks)
 
 

@@ -55,13 +55,15 @@ class Row:
 
 
 def flags_for(report: Report | None) -> list[str]:
-    """What a panel should look at twice: forbidden APIs, the source audit's findings (tampering,
-    dynamic access, private torch), timeouts, crashes/errors."""
+    """What a panel should look at twice: forbidden APIs, violations of the language subset, the sandbox's
+    findings (tampering), timeouts, crashes/errors."""
     if report is None or not report.graded:
         return []
     flags = []
     if report.forbidden:
         flags.append("forbidden")
+    if report.violations:
+        flags.append("subset")
     flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
     statuses = {c.status for c in report.checks}
     if Status.TIMEOUT in statuses:

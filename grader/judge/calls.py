@@ -65,6 +65,9 @@ class ResultTooLarge(SandboxFailure):
     """The check's results passed the exercise's ``result_mb``: the frame refused unread, the sandbox restarted."""
 
 
+#: The class name of the subset guard's refusal, as the worker's error record carries it.
+GUARD_ERROR = "SubsetGuardRefused"
+
 _FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation,
              Failure.TOO_LARGE: ResultTooLarge}
 
@@ -82,6 +85,9 @@ class CheckRecord:
     received_bytes: int = 0
     #: What the sandbox's nets saw changed under them (the worker's tripwire, a probe's watch).
     tampered: list[str] = field(default_factory=list)
+    #: A call ended in the subset guard's refusal (``grader.sandbox.restricted``): read from the error's type,
+    #: never from its text, and told in the judge's own words (``grader.judge.decision``).
+    guard_refused: bool = False
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -95,6 +101,8 @@ class CheckRecord:
             if api not in self.forbidden:
                 self.forbidden.append(api)
         self.note_tampering(*result.tampered)
+        if result.error is not None and GUARD_ERROR in result.error.qualnames:
+            self.guard_refused = True
 
     def note_tampering(self, *what: str) -> None:
         for w in what:

@@ -25,8 +25,10 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report."""
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
+    from grader.judge.audit.guard import guard_lists
+
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
-                   dest=workdir / "stage", shared=exercise.shared)
+                   dest=workdir / "stage", shared=exercise.shared, guard=guard_lists(exercise))
     forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":

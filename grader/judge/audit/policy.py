@@ -213,7 +213,10 @@ class Policy:
         entries = self.torch_entries if _under(module, "torch") else self.stdlib_entries
         if any(_under(e, module) and e != module for e in entries):
             return None
-        return self.member_verdict(module)
+        verdict = self.member_verdict(module)
+        if verdict is not None and verdict.code is ViolationCode.MEMBER:  # a module, named by an import
+            return Verdict(ViolationCode.IMPORT, verdict.text.replace("the name ", "the module "))
+        return verdict
 
     def member_verdict(self, path: str) -> Verdict | None:
         """A reference ``path`` (``os.path.join``, ``torch.nn.functional.relu``) read from the source."""
@@ -230,7 +233,8 @@ class Policy:
         if parts[0] == "torch":
             return self._torch_verdict(path, parts)
         if self._never(path):
-            return Verdict(ViolationCode.MEMBER, f"`{_short(path)}` is never part of the subset")
+            return Verdict(ViolationCode.IMPORT if len(parts) == 1 else ViolationCode.MEMBER,
+                           f"`{_short(path)}` is never part of the subset")
         allowed = [e for e in self.stdlib_entries if _matches(path, e)]
         private = _private(parts[1:])
         if private and not any(_matches(path, e) and private in e.split(".") for e in allowed):

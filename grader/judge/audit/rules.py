@@ -64,15 +64,22 @@ def torch_names() -> frozenset[str]:
 
 
 def stub_names(source: str) -> frozenset[str]:
-    """Names the exercise's stub defines (functions, classes, methods, module-level assignments): the
-    contract's own names, which a submission must be free to use whatever a kernel pattern says."""
+    """The attribute names the exercise's stub defines: its classes' methods and class attributes (a contract's
+    ``forward``, ``backward``, ``apply``), which a submission reaches as ``self.name`` whatever a kernel pattern
+    says. Not its module-level functions: inside the subset those are only ever called by their bare name,
+    so autograd_function's own ``clamp`` leaves ``x.clamp(...)`` the forbidden Tensor method."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return frozenset()
-    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    names |= {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
-              for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    names: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
     return frozenset(names)
 
 

@@ -90,7 +90,6 @@ class Walker:
             self._binds(alias.asname or alias.name.split(".")[0], node)
             if (api := self.forbidden.match(alias.name)) is not None:
                 self.hit(api, node, "" if P._under(alias.name, api) else alias.name)
-                continue
             self.verdict(self.policy.import_verdict(alias.name), node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom, parent) -> None:
@@ -111,7 +110,6 @@ class Walker:
             path = f"{module}.{alias.name}"
             if (api := self.forbidden.match(path)) is not None:
                 self.hit(api, node, "" if P._under(path, api) else path)
-                continue
             verdict = self.policy.import_verdict(module) if self.policy.import_verdict(module) is not None \
                 else self.policy.member_verdict(path)
             self.verdict(verdict, node)
@@ -183,10 +181,10 @@ class Walker:
             self.hit(self.attribute_hits[name], node, f".{name}")
 
     def _path(self, path: str, node: ast.AST) -> None:
-        """A reference to ``path`` (a module member) read from the source."""
+        """A reference to ``path`` (a module member) read from the source: a forbidden API (named on the
+        scorecard) and a member of the subset or not (a violation), each decided on its own."""
         if (api := self.forbidden.match(path)) is not None:
             self.hit(api, node, "" if P._under(path, api) else path)
-            return
         self.verdict(self.policy.member_verdict(path), node)
 
     def _value(self, path: str, node: ast.AST, parent) -> None:

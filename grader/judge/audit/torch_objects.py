@@ -4,8 +4,8 @@
 ``torch._C._nn.scaled_dot_product_attention`` *is*
 ``torch.nn.functional.scaled_dot_product_attention``; ``torch.sys`` is ``sys``.
 The judge imports torch (trusted code) the first time an audit needs it and only
-walks attributes of what is already there: it never imports a module a
-submission names. Without torch every lookup misses and the audit falls back to
+walks attributes of what is already there (a module's own namespace, never its lazy
+``__getattr__``): it never imports a module a submission names. Without torch every lookup misses and the audit falls back to
 matching names, which only ever finds more.
 """
 
@@ -40,9 +40,15 @@ def lookup(dotted: str):
     for part in parts[1:]:
         if part.startswith("__") and part.endswith("__"):
             return MISSING
+        if isinstance(obj, types.ModuleType):  # never a module's lazy __getattr__: it would import (seconds)
+            found = obj.__dict__.get(part, MISSING)
+            obj = found if found is not MISSING else sys.modules.get(f"{obj.__name__}.{part}", MISSING)
+            if obj is MISSING:
+                return MISSING
+            continue
         try:
             obj = getattr(obj, part)
-        except Exception:  # AttributeError, or a lazy torch attribute failing to load here
+        except Exception:  # AttributeError, or a torch attribute failing to load here
             return MISSING
     return obj
 

@@ -350,10 +350,7 @@ def _static_attr(obj, name: str):
     if name.startswith("__") and name.endswith("__"):
         return torch_objects.MISSING
     if isinstance(obj, types.ModuleType):
-        found = obj.__dict__.get(name, torch_objects.MISSING)
-        if found is torch_objects.MISSING:
-            found = sys.modules.get(f"{getattr(obj, '__name__', '')}.{name}", torch_objects.MISSING)
-        return found
+        return torch_objects.module_attribute(obj, name)
     try:
         return getattr(obj, name)
     except Exception:

@@ -41,8 +41,7 @@ def lookup(dotted: str):
         if part.startswith("__") and part.endswith("__"):
             return MISSING
         if isinstance(obj, types.ModuleType):  # never a module's lazy __getattr__: it would import (seconds)
-            found = obj.__dict__.get(part, MISSING)
-            obj = found if found is not MISSING else sys.modules.get(f"{obj.__name__}.{part}", MISSING)
+            obj = module_attribute(obj, part)
             if obj is MISSING:
                 return MISSING
             continue
@@ -51,6 +50,20 @@ def lookup(dotted: str):
         except Exception:  # AttributeError, or a torch attribute failing to load here
             return MISSING
     return obj
+
+
+def module_attribute(module: types.ModuleType, name: str):
+    """``getattr(module, name)`` for what the module holds (its namespace, a property of its class such as
+    ``torch.backends.cudnn.deterministic``, an imported submodule), never through its lazy ``__getattr__``."""
+    found = module.__dict__.get(name, MISSING)
+    if found is not MISSING:
+        return found
+    if any(name in vars(k) for k in type(module).__mro__ if k is not types.ModuleType):
+        try:
+            return getattr(module, name)
+        except Exception:
+            return MISSING
+    return sys.modules.get(f"{getattr(module, '__name__', '')}.{name}", MISSING)
 
 
 def has(dotted: str) -> bool:

@@ -51,6 +51,9 @@ TORCH_DENIED = (
     "torch.utils.bundled_inputs", "torch.utils.mobile_optimizer", "torch.utils.jit", "torch.cuda.jiterator",
     "torch.cuda.memory.CUDAPluggableAllocator", "torch.cuda.memory.change_current_allocator",
     "torch.cuda.change_current_allocator", "torch.monitor",
+    # fx under other names: graph-mode quantization traces into an fx graph and generates code from it
+    "torch.ao.quantization.quantize_fx", "torch.ao.quantization.fx", "torch.ao.quantization.quantize_pt2e",
+    "torch.ao.ns", "torch.quantization.quantize_fx", "torch.quantization.fx",
 )
 
 #: Modules and members no exercise may allow: they run code given as data, unpickle, touch raw memory,
@@ -304,12 +307,25 @@ class Policy:
             return path
         rebased = path
         for i, part in enumerate(parts[1:], 1):
-            obj = _static_attr(obj, part)
+            obj = self._child(obj, parts[:i + 1])
             if obj is torch_objects.MISSING:
                 break
             if isinstance(obj, types.ModuleType) and isinstance(getattr(obj, "__name__", None), str):
                 rebased = ".".join([obj.__name__, *parts[i + 1:]])
         return rebased
+
+    def _child(self, obj, parts: list[str]):
+        """``obj.<last part>`` without a module's lazy import; a torch submodule the judge has not imported
+        yet (``torch.onnx``, ``torch.distributed.elastic``: the sandbox's torch would import it on first use)
+        is imported here when the subset allows it, so what it re-exports is seen for what it is."""
+        found = _static_attr(obj, parts[-1])
+        if found is torch_objects.MISSING and isinstance(obj, types.ModuleType) and parts[0] == "torch" \
+                and self._torch_verdict(".".join(parts), parts) is None:
+            try:
+                found = importlib.import_module(".".join(parts))
+            except Exception:  # not a module (a missing name), or one that fails to import here
+                return torch_objects.MISSING
+        return found
 
     def is_module(self, path: str) -> bool | None:
         """Whether ``path`` is a module in the judge's interpreter; None when it cannot be told."""
@@ -317,10 +333,10 @@ class Policy:
         if parts[0] not in self.roots:
             return None
         obj = _root(parts[0])
-        for part in parts[1:]:
+        for i, part in enumerate(parts[1:], 1):
             if obj is None or obj is torch_objects.MISSING:
                 return None
-            obj = _static_attr(obj, part)
+            obj = self._child(obj, parts[:i + 1])
         if obj is None or obj is torch_objects.MISSING:
             return None
         return isinstance(obj, types.ModuleType)

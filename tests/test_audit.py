@@ -219,6 +219,21 @@ def test_no_false_alarms(source):
     ("def f(x: \"__import__('os')\"):\n    pass", V.DUNDER, 1),
     ("def f() -> 'eval(\"1\")':\n    pass", V.BUILTIN, 1),
     ("from typing import TypeVar\nT = TypeVar('T', bound='vars(x)')", V.BUILTIN, 2),
+    # typing evaluates what annotations name: a value there hands it a string the judge never saw
+    ("from functools import singledispatch\ns = 'x'\nT = list[s]\n@singledispatch\ndef f(a):\n    pass\n"
+     "@f.register\ndef _(a: T):\n    pass", V.ANNOTATION, 8),
+    ("kind = make()\ndef f(a: kind.x):\n    pass", V.ANNOTATION, 2),
+    ("T = 'x'\ndef f(a: T):\n    pass", V.ANNOTATION, 2),
+    ("Batch = list['eval(1)']\ndef f(a: Batch):\n    pass", V.BUILTIN, 1),
+    ("import typing\nh = typing.get_type_hints(f)", V.MEMBER, 2),
+    ("import functools\ndef deco(fn):\n    @functools.wraps(fn)\n    def inner(*a):\n        return fn(*a)\n"
+     "    return inner", V.MEMBER, 3),
+    ("import types\nns = types.SimpleNamespace(**d)", V.MEMBER, 2),
+    # classes and attributes named by data
+    ("X = type('X', (), {'__annotations__': {'a': 'x'}})", V.DATA_NAMESPACE, 1),
+    ("import typing\nT = typing.TypedDict('T', {'a': s})", V.DATA_NAMESPACE, 2),
+    ("import enum\nE = enum.Enum('E', mapping)", V.DATA_NAMESPACE, 2),
+    ("class A:\n    def __reduce__(self):\n        return (A, (), state)", V.DUNDER, 2),
 ])
 def test_every_way_out_of_the_subset_is_a_violation_with_its_line(source, code, line):
     found = audit(source)
@@ -259,6 +274,12 @@ def test_a_violation_says_how_to_write_it_instead():
     "def f(xs):\n    open = [x for x in xs]\n    return open",
     "from typing import Literal\ndef f(mode: Literal['train', 'eval'] = 'eval'):\n    return mode",
     "def f(x: 'torch.Tensor') -> 'list[int]':\n    return [1]",
+    "import torch\nfrom typing import Optional, TypeVar\nT = TypeVar('T')\nBatch = list[torch.Tensor]\n"
+    "class Box:\n    pass\ndef f(a: Batch, b: Optional[Box] = None, c: 'T | None' = None) -> dict[str, T]:\n"
+    "    return {}",
+    "from functools import singledispatch\nfrom torch import nn\n@singledispatch\ndef f(m):\n    pass\n"
+    "@f.register\ndef _(m: nn.Linear):\n    pass",
+    "import enum\nColor = enum.Enum('Color', 'RED GREEN')\nclass Mode(enum.Enum):\n    TRAIN = 1",
     # dunders a class defines and reads
     "class A:\n    __slots__ = ('a',)\n    def __init__(self):\n        super().__init__()\n"
     "    def __repr__(self):\n        return f'{type(self).__name__}({self.__class__.__name__})'",

@@ -132,6 +132,8 @@ class ViolationCode(str, Enum):
     ATTRIBUTE_BUILTIN = "attribute_builtin"  # getattr/setattr/hasattr/delattr used other than called
     MODULE_WRITE = "module_write"  # assigns a module's function, class or submodule
     UNSAFE_LOAD = "unsafe_load"  # torch.load that could unpickle code (weights_only not True, pickle_module)
+    ANNOTATION = "annotation"  # an annotation (code typing evaluates) naming a value, not a type
+    DATA_NAMESPACE = "data_namespace"  # a class or attributes built from data: type(n, b, dict), typing's call forms
     GUARD = "guard"  # the sandbox's guard refused a computed attribute name or an import during a check
 
 
@@ -142,6 +144,7 @@ VIOLATION_LABELS = {
     ViolationCode.DUNDER: "dunder", ViolationCode.FRAME: "frame access",
     ViolationCode.MODULE_VALUE: "module used as a value", ViolationCode.ATTRIBUTE_BUILTIN: "getattr as a value",
     ViolationCode.MODULE_WRITE: "writes a module", ViolationCode.UNSAFE_LOAD: "unsafe load",
+    ViolationCode.ANNOTATION: "annotation that is not a type", ViolationCode.DATA_NAMESPACE: "names from data",
     ViolationCode.GUARD: "refused in the sandbox",
 }
 

@@ -30,12 +30,15 @@ from grader.reports.model import ViolationCode
 DEFAULT_MODULES = (
     "__future__", "abc", "bisect", "cmath", "collections", "contextlib", "copy", "dataclasses", "decimal", "enum",
     "fractions", "functools", "heapq", "inspect.Parameter", "inspect.signature", "itertools", "json", "math",
-    "numbers", "operator", "random", "re", "statistics", "string", "textwrap", "types.MappingProxyType",
-    "types.SimpleNamespace", "typing", "warnings",
+    "numbers", "operator", "random", "re", "statistics", "string", "textwrap", "types.MappingProxyType", "typing",
+    "warnings",
 )
 #: Members of default modules that fetch attributes by a name given as data (``attrgetter("__globals__")``,
-#: ``Formatter().get_field``) or build a reference the judge cannot read (``ForwardRef``).
-DEFAULT_DENIED = ("operator.attrgetter", "operator.methodcaller", "string.Formatter", "typing.ForwardRef")
+#: ``Formatter().get_field``), evaluate annotations (``get_type_hints``), build a reference the judge cannot read
+#: (``ForwardRef``), or set attributes named by data on a function (``wraps`` copies ``__annotations__`` and
+#: ``__dict__`` from whatever it is given) or a class (``make_dataclass``'s namespace).
+DEFAULT_DENIED = ("operator.attrgetter", "operator.methodcaller", "string.Formatter", "typing.ForwardRef",
+                  "typing.get_type_hints", "functools.update_wrapper", "functools.wraps", "dataclasses.make_dataclass")
 
 #: torch's public API, less what loads code, pickles, compiles, spawns or reaches the dispatcher by name.
 #: An exercise's ``[subset] modules`` entry lifts a denial at or above its own depth (``torch.distributed``
@@ -92,8 +95,12 @@ DUNDER_ATTRIBUTES = frozenset({
 })
 #: Dunder names a submission may read bare (module-level facts the interpreter sets).
 DUNDER_NAMES = frozenset({"__name__", "__file__", "__doc__", "__qualname__", "__module__", "__class__", "__debug__"})
+#: Dunder methods no submission defines: copy and pickle set an object's attributes from the state they return,
+#: names included (a way to attributes such as ``__annotations__`` that no ``setattr`` would be let to write).
+NEVER_DEFINED = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
+                           "__getnewargs_ex__"})
 #: Dunder names a submission may bind itself by assignment (in a module or a class body); defining a dunder
-#: *method* (``def __call__``) is always fine.
+#: *method* (``def __call__``) is fine, but for ``NEVER_DEFINED``.
 DUNDER_ASSIGNABLE = frozenset({"__all__", "__slots__", "__hash__", "__doc__", "__version__", "__author__"})
 
 

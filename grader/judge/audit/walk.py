@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from grader.judge.audit import policy as P
 from grader.judge.audit import torch_objects
+from grader.judge.audit.annotations import Annotations
 from grader.judge.audit.names import Names, constant_str
 from grader.judge.audit.policy import Policy, Verdict, _short
 from grader.judge.audit.rules import ForbiddenRules
@@ -44,6 +45,7 @@ class Walker:
         self.attribute_hits = forbidden.attribute_names()
         self.filename = filename
         self.out = Found()
+        self.annotations = Annotations(self)
         self._bases: set[int] = set()  # nodes judged as part of a longer path: their path is not judged again
         self._allowed_module_values: set[int] = set()  # getattr(module, "literal")'s module
 
@@ -244,9 +246,21 @@ class Walker:
         target = self.names.resolve(func)
         if target is not None and _canonical_torch(target) == "torch.load":
             self._load_call(node)
+        self._namespace_from_data(node, target)
         if target is not None and target in ("typing.TypeVar", "typing_extensions.TypeVar"):
             for arg in [*args[1:], *(k.value for k in node.keywords if k.arg == "bound")]:
-                self._string_annotations(arg)  # a bound or constraint given as a string is evaluated later
+                self.annotations.judge(arg)  # a bound or constraint given as a string is evaluated later
+
+    def _namespace_from_data(self, node: ast.Call, target: str | None) -> None:
+        """``type(name, bases, namespace)``, ``TypedDict("T", {...})``, ``Enum("E", {...})``: a class whose
+        attributes (``__annotations__`` included) are named by data, where no name is ever judged."""
+        three_arg_type = self.names.is_builtin(node.func, "type") and len(node.args) == 3
+        typing_call = target in ("typing.TypedDict", "typing.NamedTuple")
+        enum_call = target is not None and P._under(target, "enum") and len(node.args) >= 2 and \
+            constant_str(node.args[1]) is None
+        if three_arg_type or typing_call or enum_call:
+            self.violation(ViolationCode.DATA_NAMESPACE, "builds a class whose attributes are named by data: "
+                                                         "write a class statement", node)
 
     def _load_call(self, node: ast.Call) -> None:
         """``torch.load`` unpickles only tensors and plain containers when ``weights_only`` is True (the default)."""
@@ -265,16 +279,19 @@ class Walker:
     def visit_arg(self, node: ast.arg, parent) -> None:
         self._binds(node.arg, node)
         if node.annotation is not None:
-            self._string_annotations(node.annotation)
+            self.annotations.judge(node.annotation)
 
     def visit_FunctionDef(self, node: ast.FunctionDef, parent) -> None:
+        if node.name in P.NEVER_DEFINED:
+            self.violation(ViolationCode.DUNDER, f"defines `{node.name}`: copy and pickle set attributes from the "
+                                                 "state it returns, named by data", node)
         if node.returns is not None:
-            self._string_annotations(node.returns)
+            self.annotations.judge(node.returns)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_AnnAssign(self, node: ast.AnnAssign, parent) -> None:
-        self._string_annotations(node.annotation)
+        self.annotations.judge(node.annotation)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler, parent) -> None:
         if node.name:
@@ -289,64 +306,6 @@ class Walker:
             self._binds(node.name, node)
 
     visit_MatchStar = visit_MatchAs
-
-    def _string_annotations(self, node: ast.AST) -> None:
-        """A string in an annotation is code that typing evaluates: judged as if written out."""
-        for const in _evaluated_strings(node):
-            text = constant_str(const)
-            try:
-                parsed = ast.parse(text.strip(), mode="eval")
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue  # not an expression: typing cannot evaluate it either
-            for sub in ast.walk(parsed):
-                if hasattr(sub, "lineno"):
-                    sub.lineno = const.lineno
-                    sub.col_offset = const.col_offset
-            inner = Walker(self.names, self.policy, self.forbidden, self.filename)
-            inner.scopes = _AnnotationScopes(self.scopes, self.scopes.scope(const), parsed)
-            inner.names = Names(inner.scopes)
-            inner.out = self.out
-            inner.visit(parsed.body, None)
-
-
-class _AnnotationScopes:
-    """The scopes a string annotation's names are looked up in: those of where the string stands."""
-
-    def __init__(self, scopes, scope, parsed: ast.AST):
-        self._scopes, self._scope = scopes, scope
-        self.module = scopes.module
-
-    def scope(self, node):
-        return self._scope
-
-    def binding_scope(self, name, scope):
-        return self._scopes.binding_scope(name, self._scope)
-
-    def bindings(self, name, scope):
-        return self._scopes.bindings(name, self._scope)
-
-    def is_builtin(self, node):
-        return self._scopes.binding_scope(node.id, self._scope) is None
-
-
-def _evaluated_strings(node: ast.AST):
-    """The string constants of an annotation that typing evaluates: not a ``Literal``'s values, not
-    ``Annotated``'s metadata."""
-    if constant_str(node) is not None:
-        yield node
-    elif isinstance(node, ast.Subscript):
-        head = node.value.id if isinstance(node.value, ast.Name) else getattr(node.value, "attr", "")
-        if head == "Literal":
-            return
-        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        for part in parts[:1] if head == "Annotated" else parts:
-            yield from _evaluated_strings(part)
-    elif isinstance(node, ast.BinOp):
-        yield from _evaluated_strings(node.left)
-        yield from _evaluated_strings(node.right)
-    elif isinstance(node, (ast.Tuple, ast.List)):
-        for part in node.elts:
-            yield from _evaluated_strings(part)
 
 
 def _dunder(name: str) -> bool:

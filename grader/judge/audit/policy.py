@@ -33,13 +33,6 @@ DEFAULT_MODULES = (
     "numbers", "operator", "random", "re", "statistics", "string", "textwrap", "types.MappingProxyType", "typing",
     "warnings",
 )
-#: Members of default modules that fetch attributes by a name given as data (``attrgetter("__globals__")``,
-#: ``Formatter().get_field``), evaluate annotations (``get_type_hints``), build a reference the judge cannot read
-#: (``ForwardRef``), or set attributes named by data on a function (``wraps`` copies ``__annotations__`` and
-#: ``__dict__`` from whatever it is given) or a class (``make_dataclass``'s namespace).
-DEFAULT_DENIED = ("operator.attrgetter", "operator.methodcaller", "string.Formatter", "typing.ForwardRef",
-                  "typing.get_type_hints", "functools.update_wrapper", "functools.wraps", "dataclasses.make_dataclass")
-
 #: torch's public API, less what loads code, pickles, compiles, spawns or reaches the dispatcher by name.
 #: An exercise's ``[subset] modules`` entry lifts a denial at or above its own depth (``torch.distributed``
 #: lifts ``torch.distributed``, not ``torch.distributed.rpc``).
@@ -70,10 +63,15 @@ NEVER = (
     "os.pwrite*", "os.read", "os.sys", "io.open", "io.FileIO", "io.open_code", "logging",
     "torch._C", "torch._dynamo", "torch.ops", "torch.library", "torch.classes", "torch.utils.cpp_extension",
     "torch.serialization", "torch.package", "torch.hub", "torch.jit", "torch.fx",
+    # members of allowed modules that fetch attributes by a name given as data (``attrgetter("__globals__")``,
+    # ``Formatter().get_field``), evaluate annotations (``get_type_hints``), build a reference the judge cannot
+    # read (``ForwardRef``), or set attributes named by data on a function (``wraps`` copies ``__annotations__``
+    # and ``__dict__`` from whatever it is given) or a class (``make_dataclass``'s namespace)
+    "operator.attrgetter", "operator.methodcaller", "string.Formatter", "typing.ForwardRef", "typing.get_type_hints",
+    "functools.update_wrapper", "functools.wraps", "dataclasses.make_dataclass",
 )
 #: Members of ``inspect`` and ``types`` that read no frame and build no function: an exercise may list these.
-NEVER_EXCEPT = ("inspect.signature", "inspect.Parameter", "inspect.Signature", "types.SimpleNamespace",
-                "types.MappingProxyType")
+NEVER_EXCEPT = ("inspect.signature", "inspect.Parameter", "inspect.Signature", "types.MappingProxyType")
 
 #: Builtins no submission may name: they run code given as data, hand out a namespace or a frame,
 #: or import by a name given as data (``help("os")`` imports).
@@ -255,10 +253,6 @@ class Policy:
             what = "module" if len(parts) == 1 else "name"
             return Verdict(ViolationCode.IMPORT if len(parts) == 1 else ViolationCode.MEMBER,
                            f"the {what} `{_short(path)}` is not part of this exercise's subset")
-        if any(_matches(path, d) for d in DEFAULT_DENIED) and not any(
-                _matches(path, e) for e in self.modules):
-            return Verdict(ViolationCode.MEMBER, f"`{_short(path)}` is not part of the subset (it fetches "
-                                                 "attributes by a name given as data)")
         return None
 
     def _torch_verdict(self, path: str, parts: list[str]) -> Verdict | None:

@@ -118,6 +118,35 @@ class ForbiddenConfig(_Strict):
         return self
 
 
+class SubsetConfig(_Strict):
+    """What a submission may reach beyond the grader's default subset: ``[subset]``.
+
+    The judge checks the submission against this policy before anything runs
+    (``grader.judge.audit``): imports and module members outside it, and the forms no
+    exercise may allow (``exec``, ``pickle``, frames, dunders outside a short list,
+    modules used as values...), are violations that leave every check not run.
+    """
+
+    modules: list[str] = Field(default_factory=list, description=(
+        "modules and module members a submission may use besides the default (the pure standard library modules "
+        "and torch's public API): 'tempfile' (the whole module), 'os.replace' (one function: `import os` is then "
+        "allowed, `os.system` is not), 'torch.distributed', 'torch._foreach_*' (a pattern in the last part). A torch "
+        "entry also lifts the default torch denylist under it"))
+    builtins: list[str] = Field(default_factory=list, description=(
+        "builtins a submission may call besides the default set: only 'open' (refused for /proc, /sys and /dev "
+        "paths in the sandbox)"))
+
+    @model_validator(mode="after")
+    def _entries_are_names_the_subset_can_allow(self) -> "SubsetConfig":
+        from grader.judge.audit.policy import refused_entry  # the policy's own rules, in one place
+
+        bad = [f"modules: {e!r} ({why})" for e in self.modules if (why := refused_entry(e))]
+        bad += [f"builtins: {b!r} (only 'open' may be added)" for b in self.builtins if b != "open"]
+        if bad:
+            raise ValueError("these entries cannot be allowed: " + "; ".join(bad))
+        return self
+
+
 class DiagnosisConfig(_Strict):
     """Naming the mistake a grading looks like (``grader.judge.diagnosis``): ``[diagnosis]``."""
 
@@ -131,6 +160,7 @@ class ExerciseConfig(_Strict):
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
     limits: Limits = Field(default_factory=Limits)
     forbidden: ForbiddenConfig = Field(default_factory=ForbiddenConfig)
+    subset: SubsetConfig = Field(default_factory=SubsetConfig)
     diagnosis: DiagnosisConfig = Field(default_factory=DiagnosisConfig)
 
 

@@ -21,7 +21,7 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.annotate import Hindsight
-from grader.judge.audit import SourceAudit, audit_source, parse_only
+from grader.judge.audit import SourceAudit, audit_exercise_file, parse_only
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
@@ -108,10 +108,12 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         _not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else ""))
         report.duration_s = round(time.perf_counter() - t0, 3)
         return report
-    # The trusted decision about what the source reaches for: made here, from the text, before it runs.
-    audit = audit_source(source.decode("utf-8", "replace"), ex.config.forbidden,
-                         filename=ex.config.exercise.submission)
-    report.forbidden, report.findings = list(audit.forbidden), list(audit.findings)
+    # The trusted decision about what the source may run: made here, from the text, before it runs.
+    audit = audit_exercise_file(ex, source.decode("utf-8", "replace"))
+    report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
+    if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
+        return answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path, shown_path=shown_path,
+                                      seed=seed, gpus=gpus, started_at=started_at, t0=t0, audit=audit)
 
     with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
         graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
@@ -158,9 +160,21 @@ def alone_reason(ex: Exercise, source: bytes, *, given_as: str) -> LoadError | N
     return None if audit.parsed else audit.load_error
 
 
+def answered_alone(ex: Exercise, source: bytes, *, given_as: str) -> bool:
+    """Whether :func:`grade` will answer ``source`` without a sandbox (the stub, a parse error, a file outside the
+    exercise's subset): a caller then has no sandbox to choose, no engine to ask."""
+    if alone_reason(ex, source, given_as=given_as) is not None:
+        return True
+    return audit_exercise_file(ex, source.decode("utf-8", "replace")).blocking
+
+
 def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, path: Path, shown_path: str | None,
-                           seed: int, gpus: str | None, started_at: str, t0: float) -> Report:
+                           seed: int, gpus: str | None, started_at: str, t0: float,
+                           audit: SourceAudit | None = None) -> Report:
     """The judge's answer, alone: every check "not run", with ``reason`` said once, at the top.
+
+    ``audit``: the source check that refused to run the file (it leaves the exercise's subset, or names a
+    forbidden package): its violations and forbidden references go on the report, named with their lines.
 
     The checks are the exercise's as its judge collects them, from the catalog's cache (keyed by the
     fingerprint; collected once when it is cold), so the scorecard lists what a full grading would.
@@ -181,7 +195,9 @@ def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, pa
     except CollectionFailed as e:
         _not_graded(report, f"the exercise's checks could not be collected: {e}")
         return report
-    message = not_run_message(reason.found)
+    if audit is not None:
+        report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
+    message = decision.not_run_reason(audit) if audit is not None else not_run_message(reason.found)
     report.checks = [CheckResult(id=s.id, name=s.name, max_score=s.points, visibility=s.visibility, score=0.0,
                                  **({"status": Status.SKIPPED, "message": "not run: no GPU was asked for (--gpus)"}
                                     if s.gpu and request is None else
@@ -274,7 +290,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         checks.append(result)
     report.checks = checks
     report.load_error = run.load_error
-    decision.apply(report, audit, packages=set(forbidden.named(hello.forbidden_packages if hello else [])))
+    decision.apply(report, audit)
     report.score, report.max_score = total(checks)
     if report.check_errors:
         _check_error(report)

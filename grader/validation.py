@@ -111,9 +111,11 @@ def _judge(kind: str, report: Report, *, gpus: bool = False) -> str | None:
             return "lost points on " + "; ".join(lost)
         if report.forbidden:
             return "uses forbidden " + ", ".join(sorted({h.api for h in report.forbidden}))
+        if report.violations:  # a false alarm of the subset check: an honest file must never trip it
+            return "leaves the language subset: " + "; ".join(f"{v.where}: {v.text}" for v in report.violations)
         serious = [f for f in report.findings if f.kind is not FindingKind.PRIVATE_TORCH]
-        if serious:  # a false alarm of the source audit (private torch is a flag an honest file may carry)
-            return "the audit finds " + "; ".join(f"{f.kind.value} {f.what} at {f.where}" for f in serious)
+        if serious:
+            return "the sandbox's nets find " + "; ".join(f"{f.kind.value} {f.what} at {f.where}" for f in serious)
     elif kind == "stub" and report.score != 0:
         earned = [c.name for c in report.checks if c.score > 0]
         return f"the untouched stub earns {report.score:g} points on: " + "; ".join(earned)

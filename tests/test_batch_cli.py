@@ -38,7 +38,8 @@ def make_submissions(root: Path) -> Path:
 
 #: Graded last (candidates go in name order, one at a time): every call sleeps past its deadline (20 s for
 #: the first), so the batch is surely still running when the test stops it, however busy the machine.
-SLEEPER = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
+#: Blocks for good without a `time` import (outside the language subset: it would never run).
+SLEEPER = "import torch\n\n\ndef scale(x, factor):\n    torch.futures.Future().wait()  # never set: blocks, no CPU\n"
 
 
 def with_sleeper(subs: Path) -> Path:

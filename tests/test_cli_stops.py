@@ -23,7 +23,8 @@ from tests.proc import alive, descendants, sigint_as_a_terminal_gives_it, still_
 REPO = Path(__file__).resolve().parent.parent
 #: A submission whose every call sleeps past its deadline (20 s for the first call): the grading is surely
 #: still running when Ctrl-C comes, however busy the machine.
-SLOW = "import time\n\n\ndef scale(x, factor):\n    time.sleep(600)\n"
+#: Blocks for good without a `time` import (outside the language subset: it would never run).
+SLOW = "import torch\n\n\ndef scale(x, factor):\n    torch.futures.Future().wait()  # never set: blocks, no CPU\n"
 
 
 def grader_argv(*args: str) -> list[str]:

@@ -10,8 +10,9 @@ never shipped with the prompt, outside the checks' fingerprint).
 The unit is a paragraph of the README (list items and prose alike) outside "Example" and
 "Trying it"; a paragraph holding several rules gets one row per rule. Code blocks there
 (signatures) may be quoted, for a rule only a signature states (a default), but need no row. A value is a list
-of check ids (test function names in checks/) and "forbidden:API" (the tripwire, for an
-API in exercise.toml's forbidden list), or the string "not checked: <why>" for what is
+of check ids (test function names in checks/), "forbidden:API" (the sandbox's net, for an
+API in exercise.toml's forbidden list) and "subset" (the judge's subset check, for the
+prompt's "What your file may use"), or the string "not checked: <why>" for what is
 not a rule (a definition, advice, a promise about the checks' own inputs).
 """
 
@@ -32,6 +33,8 @@ from grader.validation import SOLUTIONS_DIR, all_exercise_names
 
 NAMES = all_exercise_names()
 NOT_CHECKED = "not checked: "
+#: The holder of the prompt's language-subset paragraph: the judge's subset check (grader.judge.audit).
+SUBSET = "subset"
 #: Sections of a prompt that show or explain, and state no rule of their own.
 NO_RULES = re.compile(r"(Example|Trying it)")
 
@@ -91,7 +94,7 @@ def table_problems(ex: Exercise, path: Path) -> list[str]:
             api = check.removeprefix("forbidden:")
             if check.startswith("forbidden:") and api not in forbidden:
                 problems.append(f"{quote!r}: {api} is not in exercise.toml's forbidden list")
-            elif not check.startswith("forbidden:") and check not in known:
+            elif not check.startswith("forbidden:") and check != SUBSET and check not in known:
                 problems.append(f"{quote!r}: no check named {check} in {ex.checks_dir}")
     problems += [f"no row for: [{p.section}] {p.text[:100]}" for p in paragraphs
                  if p.needs_a_row and p not in covered]

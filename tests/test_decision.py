@@ -5,20 +5,20 @@ import pytest
 from grader.judge import decision
 from grader.judge.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
-                                  Visibility, total)
+                                  Violation, ViolationCode, Visibility, total)
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
 
-def check(name, status=Status.PASSED, *, forbidden=(), tampered=()):
+def check(name, status=Status.PASSED, *, forbidden=(), tampered=(), guard_refused=False, visibility=None):
     return CheckResult(id=f"test_x.py::{name}", name=name, status=status, score=1.0 if status is Status.PASSED else 0,
-                       max_score=1.0, visibility=Visibility.VISIBLE, forbidden=list(forbidden),
-                       tampered=list(tampered))
+                       max_score=1.0, visibility=visibility or Visibility.VISIBLE, forbidden=list(forbidden),
+                       tampered=list(tampered), guard_refused=guard_refused)
 
 
-def decide(checks, audit=None, packages=()):
+def decide(checks, audit=None):
     report = Report(exercise="attention", graded=True, checks=checks)
-    decision.apply(report, audit or SourceAudit(), packages=set(packages))
+    decision.apply(report, audit or SourceAudit())
     report.score, report.max_score = total(report.checks)
     return report
 
@@ -27,31 +27,51 @@ def static(api=SDPA, line=7, via=""):
     return ForbiddenHit(api=api, how="static", where=f"attention.py:{line}", via=via)
 
 
-def finding(kind, what="x", line=3):
-    return Finding(kind=kind, what=what, where=f"attention.py:{line}")
+def violation(code=ViolationCode.MODULE_VALUE, line=3):
+    return Violation(code=code, text="the module `torch.nn` used as a value", line=line, column=4)
 
 
 def test_an_honest_report_keeps_its_score():
     report = decide([check("a"), check("b", Status.FAILED)])
-    assert report.score == 1 and report.findings == [] and report.forbidden == []
+    assert report.score == 1 and report.findings == [] and report.forbidden == [] and report.violations == []
 
 
-def test_tampering_in_the_source_costs_every_check_and_names_the_line():
-    report = decide([check("a"), check("b"), check("gpu", Status.SKIPPED)],
-                    SourceAudit(findings=[finding(FindingKind.TAMPERING, "sys.setprofile", 12)]))
-    assert report.score == 0
+def test_a_violation_leaves_every_check_not_run_and_is_named_with_its_line():
+    report = decide([check("a"), check("b"), check("gpu", Status.SKIPPED)], SourceAudit(violations=[violation()]))
+    assert report.score == 0 and report.violations[0].line == 3
     counted = [c for c in report.checks if c.status is not Status.SKIPPED]
-    assert all(c.status is Status.FAILED and "sys.setprofile at line 12" in c.message for c in counted)
+    assert all(c.not_run and c.message == decision.SUBSET_NOT_RUN for c in counted)
     assert report.checks[-1].status is Status.SKIPPED  # not run, not counted
 
 
+def test_a_forbidden_package_leaves_every_check_not_run_and_names_the_package():
+    audit = SourceAudit(forbidden=[static("torch.utils.checkpoint", 10)], packages=["torch.utils.checkpoint"])
+    report = decide([check("a"), check("b")], audit)
+    assert report.score == 0 and all(c.not_run for c in report.checks)
+    assert "forbidden torch.utils.checkpoint (line 10)" in report.checks[0].message
+
+
+def test_the_guard_refusing_a_name_in_a_check_costs_every_check_in_the_judges_words():
+    report = decide([check("a"), check("b", guard_refused=True, visibility=Visibility.HIDDEN)])
+    assert report.score == 0
+    [v] = report.violations
+    assert (v.code, v.how, v.check, v.line) == (ViolationCode.GUARD, "runtime", "test_x.py::b", None)
+    assert v.text == decision.GUARD_TEXT
+    # Every check carries the message, visible ones too: a hidden check's id (its inputs) is not in it.
+    assert all("test_x.py::b" not in c.message and "guard refused" in c.message for c in report.checks)
+
+
+def test_the_guard_in_several_checks_is_one_violation():
+    report = decide([check("a", guard_refused=True), check("b", guard_refused=True)])
+    [v] = report.violations
+    assert "in 2 checks" in v.text and v.check == "test_x.py::a"
+
+
 def test_tampering_the_sandbox_saw_costs_every_check_and_becomes_a_finding():
-    report = decide([check("a"), check("b", tampered=["the tripwire's torch function mode was taken off"])])
+    report = decide([check("a"), check("b", tampered=["the watch was taken off"])])
     assert report.score == 0
     [f] = report.findings
     assert (f.kind, f.how, f.where) == (FindingKind.TAMPERING, "runtime", "test_x.py::b")
-    assert "seen in the sandbox during a check" in report.checks[0].message
-    # Every check carries the message, visible ones too: a hidden check's id (its inputs) is not in it.
     assert all("test_x.py::b" not in c.message for c in report.checks)
 
 
@@ -63,12 +83,11 @@ def test_a_forbidden_reference_costs_the_checks_where_the_runtime_saw_it():
 
 
 def test_a_forbidden_reference_no_check_saw_costs_every_check():
-    """Dead code or a call that hid from the tripwire: the judge cannot tell them apart."""
-    report = decide([check("a"), check("b")],
-                    SourceAudit(forbidden=[static(via="torch._scaled_dot_product_attention_math")]))
+    """Dead code or a call that hid from the net: the judge cannot tell them apart."""
+    report = decide([check("a"), check("b")], SourceAudit(forbidden=[static("torch.clamp", via=".clamp")]))
     assert report.score == 0
     message = report.checks[0].message
-    assert "as torch._scaled_dot_product_attention_math, line 7" in message and "remove the reference" in message
+    assert "torch.clamp (as .clamp, line 7)" in message and "remove the reference" in message
 
 
 def test_the_runtime_alone_can_take_credit_but_never_give_it():
@@ -76,17 +95,6 @@ def test_the_runtime_alone_can_take_credit_but_never_give_it():
     assert [c.status for c in report.checks] == [Status.FAILED, Status.PASSED]
     failed = decide([check("a", Status.FAILED)], SourceAudit(forbidden=[static()]))
     assert failed.checks[0].status is Status.FAILED and failed.score == 0
-
-
-def test_a_forbidden_package_costs_every_check():
-    report = decide([check("a"), check("b")], SourceAudit(forbidden=[static("torch.fft")]), packages=["torch.fft"])
-    assert report.score == 0 and "forbidden torch.fft" in report.checks[1].message
-
-
-@pytest.mark.parametrize("kind", [FindingKind.DYNAMIC_ACCESS, FindingKind.PRIVATE_TORCH])
-def test_dynamic_access_and_private_torch_are_flags_only(kind):
-    report = decide([check("a"), check("b")], SourceAudit(findings=[finding(kind)]))
-    assert report.score == 2 and [f.kind for f in report.findings] == [kind]
 
 
 def test_a_source_the_judge_cannot_parse_gets_no_credit():
@@ -107,12 +115,35 @@ def test_a_syntax_error_is_told_once_with_its_line_and_every_check_is_not_run():
         [(Status.ERROR, True, NOT_RUN_MESSAGE, None)] * 2 and report.score == 0
 
 
-def test_old_reports_without_findings_still_load():
+@pytest.mark.parametrize("audience", ["candidate", "panel"])
+def test_a_runtime_violation_names_a_hidden_check_only_by_its_safe_name(audience):
+    from grader.reports.redact import for_audience
+
+    hidden = check("rows[918273-True]", guard_refused=True, visibility=Visibility.HIDDEN)
+    report = for_audience(decide([check("a"), hidden]), audience)
+    shown = report.violations[0].check
+    assert ("918273" in shown) == (audience == "panel")
+
+
+def test_old_reports_without_findings_or_violations_still_load():
     old = Report(exercise="attention", graded=True, checks=[check("a")], score=1, max_score=1).model_dump(mode="json")
     old.pop("findings")
+    old.pop("violations")
     for c in old["checks"]:
         c.pop("tampered")
+        c.pop("guard_refused")
     import json
 
     back = Report.from_json(json.dumps(old))
-    assert back.findings == [] and back.checks[0].tampered == []
+    assert back.findings == [] and back.violations == [] and back.checks[0].tampered == []
+
+
+def test_findings_of_old_reports_keep_their_kinds():
+    """Reports stored before issue 25 carry dynamic-access and private-torch flags: they still load and render."""
+    report = Report(exercise="attention", graded=True, checks=[check("a")], score=1, max_score=1,
+                    findings=[Finding(kind=FindingKind.DYNAMIC_ACCESS, what="getattr(torch, <computed name>)",
+                                      where="attention.py:3")])
+    from grader.reports.render import scorecard_view
+
+    view = scorecard_view(Report.from_json(report.to_json()), audience="panel")
+    assert [f.label for f in view.findings] == ["dynamic access"]

@@ -13,8 +13,8 @@ import pytest
 
 from grader.corpus import SOLUTIONS_DIR, corpus
 from grader.exercise import Exercise, load_exercise
-from grader.judge.audit import audit_source
-from grader.reports.model import FindingKind
+from grader.exercise import SubsetConfig
+from grader.judge.audit import audit_exercise_file, audit_source
 from grader.validation import all_exercise_names
 
 NAMES = all_exercise_names()
@@ -68,46 +68,52 @@ def check_prompt_and_examples(ex: Exercise) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_stub_and_public_examples_never_reach_for_anything(name):
+def test_the_stub_and_public_examples_stay_in_the_subset(name):
     check_stub_and_examples(load_exercise(name))
 
 
+#: What a public example (a pytest file the candidate runs on their own machine, never graded) needs beyond the
+#: exercise's subset, pytest and the candidate's module: the harness around the candidate's code.
+EXAMPLE_EXTRAS = {
+    "ddp_step": ["os.path", "torch.multiprocessing"],  # spawns the ranks that run the candidate's step
+    "export_for_serving": ["torch.cond"],  # builds a model that branches, to export
+}
+
+
 def check_stub_and_examples(ex: Exercise) -> None:
-    """The candidate's starting point holds no forbidden API and no finding; the public examples
-    (tests that may compare with torch's own implementation) at least never tamper or go dynamic."""
-    stub = audit_source(ex.stub.read_text(encoding="utf-8"), ex.config.forbidden, filename=ex.stub.name)
-    assert stub.parsed and stub.forbidden == [] and stub.findings == [], (stub.forbidden, stub.findings)
+    """The candidate's starting point holds no forbidden API and stays in the exercise's subset; the public
+    examples (tests that may compare with torch's own implementation, so a forbidden API is fine there) stay in
+    the subset widened by pytest, the candidate's module and their harness (``EXAMPLE_EXTRAS``)."""
+    stub = audit_exercise_file(ex, ex.stub.read_text(encoding="utf-8"), filename=ex.stub.name)
+    assert stub.parsed and stub.forbidden == [] and stub.violations == [], (stub.forbidden, stub.violations)
+    subset = ex.config.subset
+    widened = SubsetConfig(modules=[*subset.modules, "pytest", ex.module_name, *EXAMPLE_EXTRAS.get(ex.name, [])],
+                           builtins=subset.builtins)
     for example in ex.public_files[2:]:
-        audit = audit_source(example.read_text(encoding="utf-8"), ex.config.forbidden, filename=example.name)
-        assert audit.parsed and [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH] == []
-
-
-#: Honest solutions that use a private torch name on purpose: a flag for the panel, never a score change.
-PRIVATE_ON_PURPOSE = {"clip_grad_norm/variants/foreach_generator_once.py"}
+        audit = audit_source(example.read_text(encoding="utf-8"), ex.config.forbidden, filename=example.name,
+                             subset=widened)
+        assert audit.parsed and audit.violations == [], (example.name, audit.violations)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_audit_raises_no_false_alarm_on_the_corpus(name):
+def test_the_subset_raises_no_false_alarm_on_the_corpus(name):
     check_audit_of_the_corpus(load_exercise(name), SOLUTIONS_DIR)
 
 
 def check_audit_of_the_corpus(ex: Exercise, solutions_dir: Path) -> None:
-    """Reference and variants: no forbidden API, no tampering, no dynamic access (private torch only where
-    listed). Mutants keep their verdict: none trips a tampering or dynamic-access rule, and exactly those
-    whose docstring says they use a forbidden API have a forbidden hit."""
+    """Reference and variants: no forbidden API, no violation of the exercise's subset. Mutants keep their
+    verdict: exactly those whose docstring says they use a forbidden API have a forbidden hit (a mutant may
+    also leave the subset: then it is never run, which catches it too)."""
     name = ex.name
     for item in corpus(ex, solutions_dir, more=True):
         if item.kind == "stub":
             continue
         kind, path = item.kind, item.path
-        audit = audit_source(item.source(), ex.config.forbidden, filename=ex.config.exercise.submission)
+        audit = audit_exercise_file(ex, item.source())
         key = f"{name}/{path.relative_to(path.parents[1] if kind != 'reference' else path.parent).as_posix()}"
         assert audit.parsed, key
-        serious = [f for f in audit.findings if f.kind is not FindingKind.PRIVATE_TORCH]
-        assert serious == [], (key, serious)
         if kind in ("reference", "variant"):
-            assert audit.forbidden == [], (key, audit.forbidden)
-            assert bool(audit.findings) == (key in PRIVATE_ON_PURPOSE), (key, audit.findings)
+            assert audit.forbidden == [] and audit.violations == [], (key, audit.forbidden, audit.violations)
         else:
             says_forbidden = "forbidden" in (item.description() or "").lower() + path.name
             assert bool(audit.forbidden) == says_forbidden, (key, audit.forbidden)
@@ -135,3 +141,15 @@ def test_the_bare_assert_rule_finds_an_assert_in_a_helper(tmp_path):
     ex = Exercise(tmp_path, load_exercise("clip_grad_norm").config)
     with pytest.raises(AssertionError, match=r"checks/_helpers.py:3"):
         check_no_bare_assert(ex)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_prompt_states_the_subset_the_exercise_toml_allows(name):
+    """A candidate reads the rules in the prompt: its "What your file may use" section names every module and
+    builtin the exercise's ``[subset]`` adds to the default, so a file that follows the prompt runs."""
+    ex = load_exercise(name)
+    readme = ex.readme.read_text(encoding="utf-8")
+    assert "\n## What your file may use\n" in readme, f"{name}: the prompt does not state its language subset"
+    section = readme.split("\n## What your file may use\n", 1)[1].split("\n## ", 1)[0]
+    missing = [e for e in [*ex.config.subset.modules, *ex.config.subset.builtins] if f"`{e}`" not in section]
+    assert missing == [], f"{name}: the prompt's subset section does not name {missing}"

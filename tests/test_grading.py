@@ -153,7 +153,7 @@ def test_grading_deadline_times_out_the_unfinished_checks(tmp_path):
     toml = (ex / "exercise.toml").read_text().replace("grading_timeout_s = 120", "grading_timeout_s = 4")
     (ex / "exercise.toml").write_text(toml.replace("call_timeout_s = 3", "call_timeout_s = 30"))
     slow = tmp_path / "toy.py"
-    slow.write_text("import time\n\ndef scale(x, factor):\n    time.sleep(60)\n")
+    slow.write_text("import torch\n\ndef scale(x, factor):\n    torch.futures.Future().wait()  # blocks for good\n")
     report = grade(ex, slow, sandbox="local")
     assert report.graded and report.score == 0
     assert {c.status for c in report.checks} == {Status.TIMEOUT}
@@ -171,5 +171,6 @@ def test_a_forbidden_package_found_in_the_source_costs_every_check(tmp_path):
     sub.write_text((TOY / "solution.py").read_text() + "\nimport torch.fft as spectral\n")
     report = grade(ex, sub, sandbox="local")
     assert report.graded and report.score == 0
-    assert all(c.status is Status.FAILED and "forbidden torch.fft" in c.message for c in report.checks)
+    # Calls into a package cannot be told apart by check: the file is never run (the judge answers alone).
+    assert all(c.not_run and "forbidden torch.fft" in c.message for c in report.checks)
     assert [(h.api, h.how) for h in report.forbidden if h.api == "torch.fft"][0] == ("torch.fft", "static")

@@ -3,13 +3,25 @@
 Every one must score no more than the honest all-zero stub, leave no container
 behind, and leave the grader able to grade the reference solution in full, under
 both OCI runtimes: runc, and runsc (gVisor), which `sandbox/bootstrap.sh` registers.
+
+Two walls stand in the way. Most of these files leave the toy's language subset
+(``import os``, ``open``, ``sys._getframe``...): the judge refuses them before anything
+runs, every check "not run" (``tests/test_audit.py`` holds the rules). The container is
+the second wall, and must hold against code that found a way past the first: each refused
+file is also run raw in the sandbox (staged without the subset's guard, called as the
+checks call it), and its specific outcome (no network, not root, read-only files, the
+deadline, the memory limit, a frame refused unread) is asserted there.
 """
 
 import re
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import torch
 
+from grader.exercise import load_exercise
 from grader.grading import grade
 from grader.reports.model import Status
 from tests.conftest import tagged_containers, toy_with_deadlines
@@ -21,7 +33,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 RUNTIMES = ["runc", "runsc"]
 
-#: file -> statuses every check may end in (anything else means the attack changed the outcome)
+#: file -> statuses every check may end in, graded or run raw (anything else means the attack changed the outcome)
 EXPECTED = {
     "exit_at_import.py": {Status.ERROR},
     "exit_at_call.py": {Status.ERROR},
@@ -37,8 +49,10 @@ EXPECTED = {
     "background_process.py": {Status.FAILED, Status.ERROR},
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
     "spy_sandbox_facts.py": {Status.FAILED, Status.ERROR},
-    "huge_frame.py": {Status.FAILED},  # it reaches the worker through sys._getframe: tampering, no credit
+    "huge_frame.py": {Status.FAILED},  # run raw: the frame is refused from its header, the check fails by name
 }
+#: Files that stay inside the toy's subset: graded, they run, and the report is what the sandbox did.
+IN_THE_SUBSET = {"always_equal.py", "infinite_loop.py", "memory_bomb.py", "tensor_subclass.py"}
 
 
 #: Files whose expected outcome is the call deadline itself keep the toy's 3 s. Every other file is graded
@@ -69,49 +83,89 @@ def stub_score(docker_client):
     return report.score
 
 
+@dataclass
+class Outcome:
+    """What happened to a file's calls: the statuses, the candidate's output and the messages."""
+
+    statuses: set = field(default_factory=set)
+    output: str = ""
+    messages: list = field(default_factory=list)
+
+
 @pytest.mark.parametrize(("name", "runtime"), CASES)
-def test_hostile_submission_gains_nothing(name, runtime, stub_score, patient_toy, no_leftover_containers):
-    report = grade(TOY if name in SHORT_DEADLINE else patient_toy, HOSTILE / name, sandbox="docker", runtime=runtime)
+def test_hostile_submission_gains_nothing(name, runtime, stub_score, patient_toy, tmp_path, no_leftover_containers):
+    toy = TOY if name in SHORT_DEADLINE else patient_toy
+    report = grade(toy, HOSTILE / name, sandbox="docker", runtime=runtime)
     assert report.graded, report.not_graded_reason
-    assert report.environment.oci_runtime == runtime
-    statuses = {c.status for c in report.checks}
-    assert statuses <= EXPECTED[name], [(c.id, c.status, c.message) for c in report.checks]
     assert report.score <= stub_score
-    _specific(name, report)
+    if name in IN_THE_SUBSET:
+        assert report.violations == [] and report.environment.oci_runtime == runtime
+        outcome = Outcome({c.status for c in report.checks}, "".join(c.output for c in report.checks),
+                          [c.message for c in report.checks])
+    else:  # the first wall: never run, every line that leaves the subset named
+        assert report.violations and all(c.not_run for c in report.checks), report.violations
+        outcome = _run_raw(load_exercise(toy), HOSTILE / name, runtime, tmp_path)
+    assert outcome.statuses <= EXPECTED[name], outcome
+    _specific(name, outcome)
 
 
-def _output(report) -> str:
-    return "".join(c.output for c in report.checks)
+def _run_raw(exercise, path: Path, runtime: str, workdir: Path) -> Outcome:
+    """The file run in the sandbox as it is, without the subset's guard, its `scale` called as the toy's checks
+    call it (a small tensor, a float64 vector, a non-finite factor); each call's outcome as a check's status."""
+    from grader.sandbox.client import Failure
+    from grader.sandbox.factory import open_sandbox
+
+    sandbox, _ = open_sandbox("docker", exercise=exercise, submission=path, workdir=workdir,
+                              grading_id=uuid.uuid4().hex[:12], runtime=runtime, guard=False)
+    calls = [((torch.tensor([1.0, -2.0]), 3.0), torch.tensor([3.0, -6.0])),
+             ((torch.arange(4, dtype=torch.float64), 2.0), torch.arange(4, dtype=torch.float64) * 2),
+             ((torch.ones(2), float("nan")), None)]
+    outcome = Outcome()
+    try:
+        for args, expected in calls:
+            result = sandbox.call("scale", args)
+            outcome.output += result.output
+            if result.failure is Failure.TIMEOUT:
+                status = Status.TIMEOUT
+            elif result.failure is Failure.TOO_LARGE:
+                status = Status.FAILED  # the plugin fails the check by name (ResultTooLarge)
+            elif result.failure is not None or result.error is not None:
+                status = Status.ERROR if expected is not None or result.failure is not None else Status.FAILED
+            else:
+                right = isinstance(result.value, torch.Tensor) and expected is not None and \
+                    result.value.shape == expected.shape and bool(torch.equal(result.value, expected))
+                status = Status.PASSED if right else Status.FAILED
+            outcome.statuses.add(status)
+            outcome.messages.append(result.failure_message or (result.error.message if result.error else ""))
+    finally:
+        sandbox.close()
+    return outcome
 
 
-def _specific(name, report):
+def _specific(name, outcome: Outcome):
     if name == "spy_sandbox_facts.py":
-        line = next(l for l in _output(report).splitlines() if l.startswith("IFACES="))
+        line = next(l for l in outcome.output.splitlines() if l.startswith("IFACES="))
         facts = dict(part.split("=") for part in line.split())
         assert facts["IFACES"] == "lo"  # no interface but loopback: no network
         assert facts["UID"] == "65534" and facts["GID"] == "65534"  # not root
         assert int(facts["CAPEFF"], 16) == int(facts["CAPPRM"], 16) == int(facts["CAPBND"], 16) == 0
     elif name == "spy_hidden_files.py":
-        line = next(l for l in _output(report).splitlines() if l.startswith("FOUND:"))
+        line = next(l for l in outcome.output.splitlines() if l.startswith("FOUND:"))
         assert line == "FOUND:", f"the sandbox can see: {line}"
     elif name == "output_flood.py":
-        assert any(c.output_truncated for c in report.checks)
-        assert all(len(c.output) < 10_000 for c in report.checks)
+        assert len(outcome.output) < 10_000 * 3  # capped in the sandbox, call by call
     elif name == "disk_fill.py":
-        out = _output(report)
+        out = outcome.output
         # Read-only everywhere but /tmp: EROFS under runc; gVisor answers EACCES (PermissionError).
         assert re.search(r"/sandbox/submission/fill: (OSError|PermissionError)", out), out
         assert re.search(r"\n/fill: (OSError|PermissionError)", "\n" + out), out
     elif name in ("infinite_loop.py", "sleep.py"):
-        assert all("deadline" in c.message for c in report.checks)
+        assert all("deadline" in m for m in outcome.messages), outcome.messages
     elif name == "memory_bomb.py":
-        assert any("memory" in c.message for c in report.checks)
-    elif name == "huge_frame.py":  # refused from the frame header: the check fails by name, no infra error
-        assert report.environment.limits["result_mb"] == 16
-        for check in report.checks:  # the source audit's tampering verdict, then what the sandbox did
-            assert check.message.startswith("the submission tampers with the grader: sys._getframe"), check.message
-            assert ("(the sandbox sent a 240 MB result for 'scale'; what one check may receive is limited to 16 MB "
-                    "for this exercise") in check.message, check.message
+        assert any("memory" in m for m in outcome.messages), outcome.messages
+    elif name == "huge_frame.py":  # refused from the frame header: the call fails by name, no infra error
+        assert any("sent a 240 MB result for 'scale'; what one check may receive is limited to 16 MB" in m
+                   for m in outcome.messages), outcome.messages
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -132,7 +186,8 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
     from grader.sandbox.docker_backend import reap
     from tests.proc import descendants, still_alive_after
 
-    grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "sleep.py"),
+    # infinite_loop.py stays inside the subset (sleep.py imports time, and would never reach a container).
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "submit", str(TOY), str(HOSTILE / "infinite_loop.py"),
                                "--exercise-root", str(TOY.parent)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60

@@ -1,9 +1,11 @@
-"""Forbidden-API attacks (issue 13, item 1), graded in real Docker, each with the outcome it must get.
+"""Forbidden-API attacks of the first round (issue 13, item 1), graded, each with the outcome it must get.
 
 Each file under ``tests/hostile/forbidden/`` is a submission to a real exercise (or the toy) that
-reaches a forbidden API by a spelling the old scan missed or tries to switch the sandbox's old
-tripwire off. The judge's source audit decides; in the sandbox the APIs are absent (issue 25), a
-second net that can only take credit away: there is nothing to switch off, and the call raises.
+reaches a forbidden API by a spelling the first audit missed or switches the sandbox's tripwire off.
+Since issue 25 every one leaves its exercise's language subset: the judge refuses it from the source,
+before anything runs (no sandbox is opened), names each line, and every check is "not run".
+In the sandbox the APIs are absent too (a second net that can only take credit away, proven on its
+own in test_removal.py): there is nothing to switch off, and a call raises.
 """
 
 from pathlib import Path
@@ -11,93 +13,44 @@ from pathlib import Path
 import pytest
 
 from grader.grading import grade
-from grader.reports.model import FindingKind, Status
+from grader.reports.model import ViolationCode as V
 
 HOSTILE = Path(__file__).parent / "hostile" / "forbidden"
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
-#: file -> the exercise it is a submission to
-EXERCISE = {
-    "sdpa_math_kernel.py": "attention",
-    "vars_lookup.py": "attention",
-    "computed_name.py": "attention",
-    "blind_tripwire.py": TOY,
-    "pop_the_watch.py": TOY,
-    "ddp_setprofile.py": "ddp_step",
-    "ddp_blind_watch.py": "ddp_step",
+#: file -> (the exercise it is a submission to, the violations it must be refused with: (code, line))
+EXPECTED = {
+    "sdpa_math_kernel.py": ("attention", {(V.PRIVATE, 14), (V.PRIVATE, 18)}),
+    "vars_lookup.py": ("attention", {(V.BUILTIN, 9), (V.MODULE_VALUE, 9)}),
+    "computed_name.py": ("attention", {(V.MODULE_VALUE, 10)}),
+    "blind_tripwire.py": (TOY, {(V.IMPORT, 4), (V.MEMBER, 8), (V.MODULE_VALUE, 12)}),
+    "pop_the_watch.py": (TOY, {(V.MODULE_VALUE, 10), (V.MODULE_VALUE, 11), (V.DUNDER, 12)}),
+    "ddp_setprofile.py": ("ddp_step", {(V.IMPORT, 51), (V.MEMBER, 53)}),
+    "ddp_blind_watch.py": ("ddp_step", {(V.MODULE_VALUE, 52), (V.MODULE_VALUE, 54), (V.DUNDER, 55)}),
 }
 
 
 def test_corpus_is_complete():
-    assert sorted(p.name for p in HOSTILE.glob("*.py")) == sorted(EXERCISE)
+    assert sorted(p.name for p in HOSTILE.glob("*.py")) == sorted(EXPECTED)
 
 
-def _graded(name):
-    report = grade(EXERCISE[name], HOSTILE / name, sandbox="docker")
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_first_round_attack_is_refused_before_it_runs(name):
+    """Before issue 13 these scored full marks; after it, the tripwire's nets had to see them. Now they never
+    run: the score is 0, every check "not run", and each line out of the subset is named in the judge's words."""
+    exercise, expected = EXPECTED[name]
+    report = grade(exercise, HOSTILE / name, sandbox="local")
     assert report.graded, report.not_graded_reason
-    return report
+    assert report.score == 0 and report.checks and all(c.not_run for c in report.checks)
+    assert {(v.code, v.line) for v in report.violations} == expected, report.violations
+    assert all(v.how == "static" and v.text for v in report.violations)
 
 
-def _tampering(report, how):
-    return [f for f in report.findings if f.kind is FindingKind.TAMPERING and f.how == how]
-
-
-def _loses_every_check_that_reached_it(report, api=SDPA, *, at_most=0.5):
-    seen = {h.check for h in report.forbidden if h.how == "runtime" and h.api == api}
-    assert seen, "no call of the removed API was recorded"
-    for c in report.checks:
-        if c.id in seen:
-            assert c.status is Status.FAILED and c.score == 0 and api in c.message, (c.id, c.message)
-    assert report.score < report.max_score * at_most
-    return seen
-
-
-@pytest.mark.parametrize("name", ["sdpa_math_kernel.py", "vars_lookup.py"])
-def test_the_math_kernel_under_a_resolvable_name_is_the_forbidden_sdpa(name, no_leftover_containers):
-    """Before issue 13: 22/22, no flag (the kernel's name is not SDPA's, and vars() was not read)."""
-    report = _graded(name)
-    static = [h for h in report.forbidden if h.how == "static"]
-    assert static and {(h.api, h.via) for h in static} == {(SDPA, "torch._scaled_dot_product_attention_math")}
-    assert any(f.kind is FindingKind.PRIVATE_TORCH for f in report.findings)
-    _loses_every_check_that_reached_it(report)
-
-
-def test_the_math_kernel_under_a_computed_name_is_flagged_and_absent_in_the_sandbox(no_leftover_containers):
-    report = _graded("computed_name.py")
-    assert [f.what for f in report.findings if f.kind is FindingKind.DYNAMIC_ACCESS] == \
-           ["getattr(torch, <computed name>)"]
-    _loses_every_check_that_reached_it(report)
-
-
-def test_patching_the_worker_through_sys_modules_costs_everything(no_leftover_containers):
-    """Before issue 13: full marks (the tripwire's take() patched to report nothing)."""
-    report = _graded("blind_tripwire.py")
-    assert report.score == 0 and [f.what for f in _tampering(report, "static")] == ["sys.modules"]
-    assert all("tampers with the grader: sys.modules at line 8" in c.message for c in report.checks)
-
-
-def test_popping_the_watch_and_unwrapping_find_nothing_to_switch_off(no_leftover_containers):
-    """Before issue 25 the worker saw its mode popped and reported it; now there is no mode to pop,
-    no ``__wrapped__`` behind torch.mul's stand-in, and every check that multiplied through it loses."""
-    report = _graded("pop_the_watch.py")
-    seen = _loses_every_check_that_reached_it(report, "torch.mul", at_most=1)
-    assert {c.id for c in report.checks if c.score > 0}.isdisjoint(seen) and not _tampering(report, "runtime")
-
-
-def test_ddp_setprofile_none_costs_everything(no_leftover_containers):
-    report = _graded("ddp_setprofile.py")
-    assert report.score == 0 and [f.what for f in _tampering(report, "static")] == ["sys.setprofile"]
-
-
-def test_ddp_sampler_through_computed_names_is_absent_in_the_sandbox(no_leftover_containers):
-    """Before issue 25 the probes' profiler watch reported itself switched off; now DistributedSampler
-    cannot be built, whatever name reaches it, and every shard_indices check that reaches it (all but the
-    one whose arguments are refused first) loses its credit."""
-    report = _graded("ddp_blind_watch.py")
-    assert not _tampering(report, "static") and not _tampering(report, "runtime")
-    seen = _loses_every_check_that_reached_it(report, "torch.utils.data.DistributedSampler", at_most=1)
-    credited = {c.id for c in report.checks if c.score > 0}
-    assert credited.isdisjoint(seen) and all("test_shard" not in c or "rejects" in c for c in credited), credited
+def test_the_private_kernel_is_also_named_as_the_forbidden_api_it_computes():
+    report = grade("attention", HOSTILE / "sdpa_math_kernel.py", sandbox="local")
+    assert {(h.api, h.via, h.where) for h in report.forbidden} == {
+        (SDPA, "torch._scaled_dot_product_attention_math", "attention.py:14"),
+        (SDPA, "torch._scaled_dot_product_attention_math", "attention.py:18")}

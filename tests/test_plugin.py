@@ -236,6 +236,8 @@ def test_a_bare_plugin_run_runs_the_candidate_in_another_process_than_the_judge(
     shutil.copytree(TOY, exercise)
     (exercise / "solution.py").write_text(
         "import os\n\nimport torch\n\n\ndef scale(x, factor):\n    return torch.tensor(os.getpid())\n")
+    with (exercise / "exercise.toml").open("a") as toml:  # os.getpid in the subset: the sandbox's guard lets it import
+        toml.write('\n[subset]\nmodules = ["os.getpid"]\n')
     pids = tmp_path / "pids.json"
     pytester.makepyfile(test_checks=f'''
 import json

@@ -105,12 +105,13 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     probes, sub = tmp_path / "probes.py", tmp_path / "mine.py"
     probes.write_text("")
     sub.write_text("")
-    staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage")
+    staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage", guard={"open": False})
     assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/protocol.py", "lib/grader/sandbox/__init__.py",
                                    "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
-                                   "lib/grader/sandbox/removal.py",
-                                   "lib/grader/sandbox/worker.py",
-                                   "probes/probes.py", "submission/mine.py"]
+                                   "lib/grader/sandbox/removal.py", "lib/grader/sandbox/restricted.py",
+                                   "lib/grader/sandbox/worker.py", "probes/probes.py", "submission/mine.py",
+                                   "subset/mine.py"]
+    assert "restricted.load('mine', __file__, {'open': False})" in (staged.root / "subset/mine.py").read_text()
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()
 
 

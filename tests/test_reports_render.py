@@ -356,7 +356,10 @@ def test_every_format_shows_the_source_audit_and_the_spelling_behind_a_hit(repor
                      "torch._scaled_dot_product_attention_math"):
             assert word in out, word
     candidate = render_markdown(report, audience="candidate")
-    assert "mode taken off the stack" in candidate and hidden not in candidate
+    # A runtime finding's text came from the sandbox: a candidate reads the judge's fixed words instead (issue 25).
+    from grader.reports.redact import SANDBOX_TAMPERING
+
+    assert SANDBOX_TAMPERING in candidate and "mode taken off the stack" not in candidate and hidden not in candidate
 
 
 # --- what the head of every format says (issue 26) ---------------------------------------------------

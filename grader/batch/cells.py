@@ -27,7 +27,7 @@ WORDS = {
     RowStatus.AMBIGUOUS: "ambiguous",
     RowStatus.UNKNOWN_EXERCISE: "unknown exercise",
 }
-FLAG_LABELS = {"forbidden": "forbidden API", "timeout": "timeout", "error": "crash", "similar": "similar",
+FLAG_LABELS = {"forbidden": "forbidden API", "subset": "outside the subset", "timeout": "timeout", "error": "crash", "similar": "similar",
                "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
                **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
@@ -82,6 +82,8 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
         title = ""
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
+        elif kind == "subset" and report is not None:
+            title = "; ".join(f"{v.where}: {v.text}" for v in report.violations)
         elif kind in FINDING_KINDS and report is not None:
             title = "; ".join(f"{f.what} ({f.how}, {f.where})" for f in report.findings if f.kind.value == kind)
         elif kind in ("timeout", "error", "check_error") and report is not None:

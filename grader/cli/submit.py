@@ -60,7 +60,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     from grader.catalogs import grading_catalog
     from grader.cli.submit_progress import check_progress
     from grader.exercise import resolve_submission
-    from grader.grading import alone_reason, grade, read_submission
+    from grader.grading import answered_alone, grade, read_submission
     from grader.practice import clock
     from grader.practice.target import resolve_target, untouched_stub_note
     from grader.reports.render import check_report_paths, write_reports
@@ -90,7 +90,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     for note in ([elsewhere] if elsewhere else []) + target.notes:
         err.print(Text.assemble(("note: ", "bold yellow"), note))
     timing = clock.timing_for(ex.name)  # submitted now: the grading's own time does not count
-    if alone_reason(ex, source, given_as=given_as) is None:
+    if not answered_alone(ex, source, given_as=given_as):
         choice = _sandbox(sandbox, ex, gpus, err)
     else:
         choice = sandbox  # the judge answers alone: no sandbox to choose, no engine to ask

@@ -75,6 +75,9 @@ class ResultTooLarge(SandboxFailure):
     """The check's results passed the exercise's ``result_mb``: the frame refused unread, the sandbox restarted."""
 
 
+#: The class name of the subset guard's refusal, as the worker's error record carries it.
+GUARD_ERROR = "SubsetGuardRefused"
+
 _FAILURES = {Failure.TIMEOUT: SandboxTimeout, Failure.CRASH: SandboxCrash, Failure.PROTOCOL: ProtocolViolation,
              Failure.TOO_LARGE: ResultTooLarge}
 
@@ -91,6 +94,9 @@ class CheckRecord:
     #: exercise's ``result_mb``: hypothesis keeps failing examples (and the tensors their tracebacks
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
+    #: A call ended in the subset guard's refusal (``grader.sandbox.restricted``): read from the error's type,
+    #: never from its text, and told in the judge's own words (``grader.judge.decision``).
+    guard_refused: bool = False
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -103,6 +109,8 @@ class CheckRecord:
         for index in result.forbidden:
             if index not in self.forbidden:
                 self.forbidden.append(index)
+        if result.error is not None and GUARD_ERROR in result.error.qualnames:
+            self.guard_refused = True
 
 
 class CheckSandbox:

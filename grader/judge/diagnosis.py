@@ -95,6 +95,7 @@ def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, 
     """The diagnoses of ``report`` against ``record`` (see the module's rule); ``fingerprint`` is the exercise's
     now, ``candidates`` its ``[diagnosis] candidates`` setting."""
     if (not report.graded or untouched_stub or report.load_error is not None or report.score >= report.max_score
+            or report.violations
             or any(f.kind is FindingKind.TAMPERING for f in report.findings)):
         return []
     lost = losses(report)

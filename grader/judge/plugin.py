@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from grader.errors import GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
-from grader.judge.calls import CandidateError, CheckSandbox, SandboxFailure
+from grader.judge.calls import GUARD_ERROR, CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
 from grader.judge.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
@@ -291,6 +291,7 @@ class GraderPlugin:
             result.output, result.output_truncated = cap_text(text)
             result.output_truncated = result.output_truncated or record.output_dropped > 0
             result.forbidden = self.exercise.config.forbidden.named(record.forbidden)
+            result.guard_refused = record.guard_refused
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
             result.status, result.message = Status.ERROR, "the check produced no outcome"
@@ -322,6 +323,8 @@ class GraderPlugin:
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
+        if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.judge.decision)
+            summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
                                     traceback=candidate_traceback(tb), check=check)
         self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})

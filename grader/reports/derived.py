@@ -61,7 +61,7 @@ class EditedReport(ValueError):
 
 def report_flags(report: Report) -> list[str]:
     """What a panel should look at twice, in a fixed order: ``check_error`` (the grader's own bug: nothing
-    else is said of such a report), ``forbidden``, the findings' kinds (``tampering``, ``dynamic_access``,
+    else is said of such a report), ``forbidden``, ``subset`` (violations of the language subset), the findings' kinds (``tampering``, ``dynamic_access``,
     ``private_torch``), ``timeout``, ``error``, ``skipped`` (checks not run: left out of the score) and
     ``not_isolated`` (graded in the local sandbox).
 
@@ -76,6 +76,8 @@ def report_flags(report: Report) -> list[str]:
     if report.untouched_stub:
         return local
     flags = ["forbidden"] if report.forbidden else []
+    if report.violations:
+        flags.append("subset")
     flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
     statuses = {c.status for c in report.checks}
     flags += [s.value for s in (Status.TIMEOUT, Status.ERROR, Status.SKIPPED) if s in statuses]

@@ -64,6 +64,8 @@ class CheckResult(_Model):
     forbidden: list[str] = Field(default_factory=list)
     tampered: list[str] = Field(default_factory=list,
                                 description="what the sandbox's own nets saw changed under them during this check")
+    guard_refused: bool = Field(default=False, description="the sandbox's subset guard refused a computed name or an "
+                                                           "import during this check (a violation of the subset)")
     output: str = ""
     output_truncated: bool = False
     duration_s: float = 0.0
@@ -74,9 +76,10 @@ class CheckResult(_Model):
                                                          "broke the protocol); what diagnosis compares")
     gpu: bool = Field(default=False, description="marked gpu: it runs only where the sandbox sees a GPU, and is "
                                                  "skipped with the judge's reason elsewhere")
-    penalty: Literal["forbidden", "tampering"] | None = Field(
-        default=None, description="the judge's decision took this check's credit for a forbidden API or tampering "
-                                  "(grader.judge.decision), whatever the check's own outcome was")
+    penalty: Literal["forbidden", "tampering", "subset"] | None = Field(
+        default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
+                                  "a subset violation seen at run time (grader.judge.decision), whatever the check's "
+                                  "own outcome was")
 
 
 #: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
@@ -84,7 +87,9 @@ NOT_RUN_MESSAGE = "not run: the file does not import"
 
 #: Why no check ran, by ``LoadError.found``: the end of the scorecard's headline and of each check's message.
 NOT_RUN_BECAUSE = {"source": "the file does not import", "sandbox": "the file does not import",
-                   "stub": "the file is the exercise's stub, unchanged"}
+                   "stub": "the file is the exercise's stub, unchanged",
+                   "subset": "the file leaves its exercise's language subset (the violations are listed with the "
+                             "report)"}
 
 
 def not_run_message(found: str) -> str:
@@ -103,7 +108,7 @@ class LoadError(_Model):
     The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.grading``).
     """
 
-    found: Literal["source", "sandbox", "stub"]
+    found: Literal["source", "sandbox", "stub", "subset"]
     summary: str = Field(description="the exception, e.g. \"SyntaxError: '(' was never closed\"")
     line: int | None = Field(default=None, description="the line of the submission the error points at, where known")
     traceback: str = Field(default="", description="the candidate's frames of the import traceback")
@@ -139,6 +144,57 @@ class Finding(_Model):
     what: str = Field(description="what was reached for, e.g. 'sys.setprofile' or 'getattr(torch.nn.functional, ...)'")
     where: str = Field(description="file:line for what the source audit found, the check id for the sandbox's net")
     how: Literal["static", "runtime"] = "static"
+
+
+class ViolationCode(str, Enum):
+    """How a submission leaves its exercise's language subset (``grader.judge.audit``): a closed set, each
+    told on the scorecard in the judge's own words. Any violation leaves every check not run."""
+
+    IMPORT = "import"  # a module outside the subset, a relative or a star import
+    MEMBER = "member"  # a module member outside the subset: os.system, torch.hub, torch.ops
+    PRIVATE = "private"  # a private name of a module: torch._C, torch._foreach_norm, os._exit
+    BUILTIN = "builtin"  # exec, eval, compile, __import__, globals, locals, vars, breakpoint, help...
+    DUNDER = "dunder"  # a dunder attribute or name outside the short list the subset allows
+    FRAME = "frame"  # frame, code, traceback or generator internals: f_back, gi_frame, co_code...
+    MODULE_VALUE = "module_value"  # a module stored, passed, returned or put in a container
+    ATTRIBUTE_BUILTIN = "attribute_builtin"  # getattr/setattr/hasattr/delattr used other than called
+    MODULE_WRITE = "module_write"  # assigns a module's function, class or submodule
+    UNSAFE_LOAD = "unsafe_load"  # torch.load that could unpickle code (weights_only not True, pickle_module)
+    ANNOTATION = "annotation"  # an annotation (code typing evaluates) naming a value, not a type
+    DATA_NAMESPACE = "data_namespace"  # a class or attributes built from data: type(n, b, dict), typing's call forms
+    GUARD = "guard"  # the sandbox's guard refused a computed attribute name or an import during a check
+
+
+#: How each code is named on scorecards, the batch CSV and the panel page.
+VIOLATION_LABELS = {
+    ViolationCode.IMPORT: "import outside the subset", ViolationCode.MEMBER: "name outside the subset",
+    ViolationCode.PRIVATE: "private name", ViolationCode.BUILTIN: "builtin outside the subset",
+    ViolationCode.DUNDER: "dunder", ViolationCode.FRAME: "frame access",
+    ViolationCode.MODULE_VALUE: "module used as a value", ViolationCode.ATTRIBUTE_BUILTIN: "getattr as a value",
+    ViolationCode.MODULE_WRITE: "writes a module", ViolationCode.UNSAFE_LOAD: "unsafe load",
+    ViolationCode.ANNOTATION: "annotation that is not a type", ViolationCode.DATA_NAMESPACE: "names from data",
+    ViolationCode.GUARD: "refused in the sandbox",
+}
+
+
+class Violation(_Model):
+    """One way the submission leaves its exercise's subset, found by the judge from the source (``static``)
+    or refused by the sandbox's guard during a check (``runtime``). ``text`` is made by the judge: quoted
+    names come from the judge's own parse of the candidate's file, never from the sandbox."""
+
+    code: ViolationCode
+    text: str = Field(description="the judge's words: what the line does and, where there is one, how to write it")
+    line: int | None = Field(default=None, description="the submission's line (static), None for a runtime refusal")
+    column: int | None = None
+    how: Literal["static", "runtime"] = "static"
+    check: str | None = Field(default=None, description="runtime: the check during which the guard refused; "
+                                                        "a candidate's copy names a hidden check by its safe name")
+
+    @property
+    def where(self) -> str:
+        if self.how == "runtime":
+            return self.check or "a check"
+        return f"line {self.line}" if self.line is not None else "the file"
 
 
 class Environment(_Model):
@@ -228,6 +284,9 @@ class Report(_Model):
     findings: list[Finding] = Field(default_factory=list,
                                     description="tampering, dynamic access and private torch use (reports before "
                                                 "issue 13 have none)")
+    violations: list[Violation] = Field(default_factory=list,
+                                        description="how the file leaves its exercise's language subset; any one "
+                                                    "leaves every check not run (reports before issue 25 have none)")
     warnings: list[str] = Field(default_factory=list)
     load_error: LoadError | None = Field(default=None, description="why no check ran: the file does not import, "
                                                                    "or is the untouched stub (reports before "

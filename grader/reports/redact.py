@@ -83,7 +83,9 @@ def for_audience(report: Report, audience: str) -> Report:
     findings = [f.model_copy(update={**({"where": names[f.where]} if f.where in names else {}),
                                      **({"what": SANDBOX_TAMPERING} if f.how == "runtime" else {})})
                 for f in report.findings]
+    violations = [v.model_copy(update={"check": names[v.check]}) if v.check in names else v for v in report.violations]
     return report.model_copy(update={"checks": checks, "forbidden": forbidden, "findings": findings,
+                                     "violations": violations,
                                      "load_error": load_error, "follow_ups": [],
                                      "diagnosis": [d for d in report.diagnosis if d.candidate_visible],
                                      "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})

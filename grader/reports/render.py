@@ -22,8 +22,8 @@ from typing import Literal
 from grader.atomic import atomic_write
 from grader.errors import UsageError
 from grader.reports import templating
-from grader.reports.model import (FINDING_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report, Status, Timing,
-                                  Visibility, not_run_message)
+from grader.reports.model import (FINDING_LABELS, VIOLATION_LABELS, CheckResult, Diagnosis, FollowUp, LoadError, Report,
+                                  Status, Timing, Visibility, not_run_message)
 from grader.reports.headline import NOT_RUN, StatusCount, fmt_points, not_counted_lines
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
@@ -136,10 +136,10 @@ class HitView:
 
 @dataclass(frozen=True)
 class FindingView:
-    """A source-audit (or runtime-net) finding: tampering costs all credit, the others are flags."""
+    """A violation of the language subset (the file never ran), or a finding of the sandbox's nets (tampering)."""
 
-    kind: str  # FindingKind value: a CSS class
-    label: str  # "tampering", "dynamic access", "private torch"
+    kind: str  # FindingKind value, or "violation" (of the language subset): a CSS class
+    label: str  # "tampering", or the violation's label ("module used as a value", ...)
     what: str
     where: str
     how: str
@@ -344,6 +344,9 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     # for_audience already named a hidden check's hits and findings by its safe name, never its id.
     forbidden = [HitView(h.api, h.how, h.where, h.via) for h in report.forbidden]
     findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what, f.where, f.how) for f in report.findings]
+    # The subset's violations first: any one left every check not run. The text is the judge's own.
+    findings = [FindingView("violation", VIOLATION_LABELS[v.code], v.text, v.where, v.how)
+                for v in report.violations] + findings
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
     problems = [c for c in checks if c.is_problem and not c.redacted]

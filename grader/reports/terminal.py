@@ -211,10 +211,12 @@ def _forbidden(v: ScorecardView) -> Group:
 
 def _findings(v: ScorecardView) -> Group:
     """What the judge's source audit (and the sandbox's net) found: tampering costs all credit, the rest are flags."""
-    parts: list = [Text("Source audit", style="bold red" if any(f.kind == "tampering" for f in v.findings) else "bold")]
+    serious = ("tampering", "violation")
+    title = "Language subset" if any(f.kind == "violation" for f in v.findings) else "Source audit"
+    parts: list = [Text(title, style="bold red" if any(f.kind in serious for f in v.findings) else "bold")]
     for f in v.findings:
-        style = "red" if f.kind == "tampering" else "yellow"
-        parts.append(Text.assemble(("✗ " if f.kind == "tampering" else "⚑ ", style), (f.label, f"bold {style}"),
+        style = "red" if f.kind in serious else "yellow"
+        parts.append(Text.assemble(("✗ " if f.kind in serious else "⚑ ", style), (f.label, f"bold {style}"),
                                    f"  {shown(f.what)}  ", (f"{f.how}: {shown(f.where)}", "dim"), overflow="fold"))
     return Group(*parts, "")
 

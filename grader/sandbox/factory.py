@@ -22,15 +22,21 @@ KINDS = ("docker", "local")
 
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
                  gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
-                 local_gpu: LocalGpuSetup | None = None):
+                 local_gpu: LocalGpuSetup | None = None, guard: bool = True):
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report.
 
     ``local_gpu``: the local sandbox's set-up for a GPU grading (from ``plan_gpus``); a local sandbox asked
-    for ``gpu`` without one is refused, never opened without the GPU."""
+    for ``gpu`` without one is refused, never opened without the GPU.
+    ``guard=False`` stages the file without the subset's runtime guard (``grader.sandbox.restricted``): the
+    raw file, for the grader's own tests of the container, the wall that must hold against code that got
+    past the judge. The judge's plugin never passes it."""
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
+    from grader.judge.audit.guard import guard_lists
+
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
-                   dest=workdir / "stage", shared=exercise.shared)
+                   dest=workdir / "stage", shared=exercise.shared,
+                   guard=guard_lists(exercise) if guard else None)
     forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":

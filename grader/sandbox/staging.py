@@ -11,9 +11,12 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
     lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
+    lib/grader/sandbox/restricted.py  the subset's runtime guard (grader.sandbox.restricted)
     probes/probes.py
     probes/shared.py                  the exercise's shared.py, when it has one
     submission/<module>.py            the candidate's file, under the exercise's name
+    subset/<module>.py                the loader every ``import <module>`` finds first: it runs
+                                      submission/<module>.py under the guard, with the judge's lists
 
 ``shared.py`` is code an exercise's probes and checks both use (a model the checks
 compute with and the probes build): it is written for the sandbox to read, like
@@ -45,8 +48,10 @@ class Staged:
     submission_dir = property(lambda self: self.root / "submission")
 
 
-def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, shared: Path | None = None) -> Staged:
-    """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py."""
+def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, shared: Path | None = None,
+          guard: dict | None = None) -> Staged:
+    """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py;
+    ``guard``: the judge's lists for the runtime guard (``grader.judge.audit.guard``), None for none."""
     dest.mkdir(parents=True, exist_ok=True)
     files = {
         "lib/grader/__init__.py": None,
@@ -56,6 +61,7 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
         "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
         "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
         "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+        "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
         "probes/probes.py": probes,
         **({"probes/shared.py": shared} if shared is not None else {}),
         f"submission/{module_name}.py": submission,
@@ -67,12 +73,23 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
             target.write_text("")
         else:
             shutil.copyfile(src, target)
+    if guard is not None:
+        loader = dest / "subset" / f"{module_name}.py"
+        loader.parent.mkdir(parents=True, exist_ok=True)
+        loader.write_text(loader_source(module_name, guard), encoding="utf-8")
     # Readable by the sandbox's unprivileged user, writable by nobody there.
     for dirpath, dirnames, filenames in os.walk(dest):
         os.chmod(dirpath, 0o755)
         for name in filenames:
             os.chmod(os.path.join(dirpath, name), 0o644)
     return Staged(dest)
+
+
+def loader_source(module_name: str, guard: dict) -> str:
+    """The staged ``subset/<module>.py``: the judge's lists as a literal, and the call that loads the file."""
+    return ('"""Written by the judge (grader.sandbox.staging): runs the candidate\'s file under the subset\'s guard."""\n'
+            "from grader.sandbox import restricted\n\n"
+            f"restricted.load({module_name!r}, __file__, {guard!r})\n")
 
 
 def worker_argv(python: str, staged_root: str, forbidden: list[str],

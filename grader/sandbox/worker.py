@@ -142,8 +142,12 @@ class Worker:
             self.send({"type": "importing"})
             # Both folders go on sys.path, so `probes` and the candidate's module import by
             # name in processes the probes start themselves (spawned DDP ranks, DataLoader workers).
+            # The judge's loader (subset/<module>.py, beside the submission) stands in for the file: it
+            # runs it under the subset's guard (grader.sandbox.restricted).
+            submission = os.path.abspath(self.args.submission_dir)
+            loader = os.path.join(os.path.dirname(submission), "subset")
             sys.path[:0] = [os.path.dirname(os.path.abspath(self.args.probes)),
-                            os.path.abspath(self.args.submission_dir)]
+                            loader if os.path.isdir(loader) else submission]
             self.probes = importlib.import_module("probes")
             self.send({"type": "imported"})
         return self.probes

@@ -4,8 +4,8 @@
 ``torch._C._nn.scaled_dot_product_attention`` *is*
 ``torch.nn.functional.scaled_dot_product_attention``; ``torch.sys`` is ``sys``.
 The judge imports torch (trusted code) the first time an audit needs it and only
-walks attributes of what is already there: it never imports a module a
-submission names. Without torch every lookup misses and the audit falls back to
+walks attributes of what is already there (a module's own namespace, never its lazy
+``__getattr__``): it never imports a module a submission names. Without torch every lookup misses and the audit falls back to
 matching names, which only ever finds more.
 """
 
@@ -40,11 +40,30 @@ def lookup(dotted: str):
     for part in parts[1:]:
         if part.startswith("__") and part.endswith("__"):
             return MISSING
+        if isinstance(obj, types.ModuleType):  # never a module's lazy __getattr__: it would import (seconds)
+            obj = module_attribute(obj, part)
+            if obj is MISSING:
+                return MISSING
+            continue
         try:
             obj = getattr(obj, part)
-        except Exception:  # AttributeError, or a lazy torch attribute failing to load here
+        except Exception:  # AttributeError, or a torch attribute failing to load here
             return MISSING
     return obj
+
+
+def module_attribute(module: types.ModuleType, name: str):
+    """``getattr(module, name)`` for what the module holds (its namespace, a property of its class such as
+    ``torch.backends.cudnn.deterministic``, an imported submodule), never through its lazy ``__getattr__``."""
+    found = module.__dict__.get(name, MISSING)
+    if found is not MISSING:
+        return found
+    if any(name in vars(k) for k in type(module).__mro__ if k is not types.ModuleType):
+        try:
+            return getattr(module, name)
+        except Exception:
+            return MISSING
+    return sys.modules.get(f"{getattr(module, '__name__', '')}.{name}", MISSING)
 
 
 def has(dotted: str) -> bool:

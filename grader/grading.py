@@ -138,6 +138,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         from grader.sandbox.local_backend import limit_warnings
 
         report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
+    if sandbox is not None:
+        report.warnings += sandbox.deadline_warnings  # deadlines measured by the wall clock, and why
     for api in hello.tripwire_missing if hello else []:
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
     undocumented = dict.fromkeys(split_params(s.id)[0] for s in run.collected if not s.documented)

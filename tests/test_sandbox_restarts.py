@@ -1,9 +1,12 @@
-"""After a lost worker: a shorter deadline for later calls, and spare workers booted ahead (issue 14 §1).
+"""After a lost worker: a shorter deadline for later calls, and spare workers booted ahead (issue 14 §1);
+deadlines charged to the sandbox's own clocks, decided by the judge alone (issue 25 §6).
 
 Fake transports stand in for workers: they greet, then answer each call as a script says
-(a value, a hang, death, at import or during the call). A hanging fake raises TimeoutError at
-once instead of waiting out its deadline, so nothing here depends on the machine's speed:
-the deadline a call ran under is read from ``CallResult.deadline_s`` and its message.
+(a value, a busy hang, a sleep, death, at import or during the call). They run on a fake
+clock: a hanging fake moves the clock to the moment the client would next look (a busy one
+charging that time to its CPU counter) instead of waiting it out, so nothing here depends on
+the machine's speed or load: the deadline a call ran under is read from ``CallResult`` and its
+message.
 """
 
 import threading
@@ -13,72 +16,35 @@ import pytest
 
 from grader import protocol
 from grader.reports.redact import without_probe_names
+from grader.sandbox.accounting import Meter
 from grader.sandbox.booting import Spares
 from grader.sandbox.client import Failure, Sandbox, Transport
 from grader.sandbox import deadlines as deadlines_module
-from grader.sandbox.deadlines import MAX_STRETCH, SLOWEST_FACTOR, CallDeadlines, Deadline, machine_load_factor
+from grader.sandbox.deadlines import HARD_FACTOR, CallClock, CallDeadlines, Clock, Deadline, Sample
 
 # ------------------------------------------------------------------ the deadline policy
 
 
-def idle() -> float:
-    """The load factor of an idle machine: these tests are about the policy, not about this machine's load."""
-    return 1.0
-
-
-def test_without_a_timeout_every_call_gets_the_full_deadline_however_slow_the_answers():
-    deadlines = CallDeadlines(full_s=20, after_timeout_s=1, load=idle)
-    deadlines.answered(19.0)
+def test_without_a_timeout_every_call_gets_the_full_deadline():
+    deadlines = CallDeadlines(full_s=20, after_timeout_s=1)
     assert deadlines.next() == Deadline(20, 20) and not deadlines.next().shortened
+    assert deadlines.next(full_s=4) == Deadline(4, 4)  # a call's own deadline replaces the exercise's
 
 
-def test_after_a_timeout_the_deadline_is_the_floor_or_five_times_the_slowest_answer_capped_at_the_full_one():
-    deadlines = CallDeadlines(full_s=20, after_timeout_s=1, load=idle)
-    deadlines.answered(0.05)
+def test_after_a_timeout_every_later_call_gets_the_shortened_deadline_and_nothing_the_candidate_did_changes_it():
+    """The attack: a first call that answered in 19 s made every later hang cost 20 s (5x the slowest answer,
+    capped), 302 s for one file. The policy has no input from the candidate's calls at all: only the
+    exercise's figures and whether a call timed out."""
+    deadlines = CallDeadlines(full_s=20, after_timeout_s=1)
     deadlines.timed_out()
-    assert deadlines.next() == Deadline(1, 20)  # 5 x 0.05 s is under the floor
-    deadlines.answered(0.6)
-    assert deadlines.next() == Deadline(SLOWEST_FACTOR * 0.6, 20)  # a file slow everywhere keeps room for it
-    deadlines.answered(7.0)
-    assert deadlines.next() == Deadline(20, 20)  # never more than the full deadline
-    assert deadlines.next(full_s=4) == Deadline(4, 4)  # a call's own deadline caps it the same way
+    assert [deadlines.next() for _ in range(3)] == [Deadline(1, 20)] * 3
+    assert not hasattr(deadlines, "answered")  # nothing to tell it how long an answer took
+    assert deadlines.next(full_s=0.5) == Deadline(0.5, 0.5)  # never more than the call's own full deadline
 
 
-def test_a_busy_machine_stretches_every_deadline_so_an_honest_file_is_not_cut_short():
-    """The fresh-clone failure: on a machine with 8 tasks per core an honest file's first call overran
-    20 s, and every later call then timed out under a 1 s deadline. Stretched, the later calls keep room."""
-    busy = CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 4.0)
-    assert busy.next() == Deadline(80, 80, 4.0)
-    busy.timed_out()
-    assert busy.next() == Deadline(4, 80, 4.0)  # the floor, stretched
-    busy.answered(2.0)  # already measured on the busy machine: not stretched again
-    assert busy.next() == Deadline(SLOWEST_FACTOR * 2.0, 80, 4.0)
-    assert CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 100.0).next() == Deadline(
-        20 * MAX_STRETCH, 20 * MAX_STRETCH, MAX_STRETCH)  # capped: a grading is never endless
-    assert CallDeadlines(full_s=20, after_timeout_s=1, load=lambda: 0.2).next() == Deadline(20, 20)  # never shorter
-
-
-def test_a_stretched_deadline_names_the_exercises_figure_first_then_the_stretch():
-    assert Deadline(80, 80, 4.0).describe() == ("its 20 s deadline, stretched to 80 s "
-                                                "(the machine was busy: 4.0 tasks per core)")
-    assert Deadline(4, 80, 4.0).describe() == ("its 1 s deadline (shortened from 20 s after an earlier call timed "
-                                               "out), stretched to 4 s (the machine was busy: 4.0 tasks per core)")
-
-
-@pytest.mark.parametrize("load, cores, factor", [((0.5, 0, 0), 2, 1.0), ((6.0, 0, 0), 2, 3.0), ((400.0, 0, 0), 2, MAX_STRETCH),
-                                                ((3.0, 0, 0), 1, 3.0)])
-def test_the_machine_load_factor_is_runnable_tasks_per_core_between_one_and_the_cap(monkeypatch, load, cores, factor):
-    monkeypatch.setattr(deadlines_module.os, "getloadavg", lambda: load)
-    monkeypatch.setattr(deadlines_module.os, "sched_getaffinity", lambda pid: set(range(cores)))
-    assert machine_load_factor() == factor
-
-
-def test_without_a_load_average_the_machine_counts_as_idle(monkeypatch):
-    def unavailable():
-        raise OSError("no load average here")
-
-    monkeypatch.setattr(deadlines_module.os, "getloadavg", unavailable)
-    assert machine_load_factor() == 1.0
+def test_the_cpu_budget_is_the_deadline_times_the_sandboxs_cpu_share():
+    assert Deadline(20, 20, cpus=2).cpu_s == 40 and Deadline(20, 20, cpus=0.5).cpu_s == 10
+    assert CallDeadlines(full_s=20, after_timeout_s=1, cpus=2).next() == Deadline(20, 20, 2)
 
 
 def test_a_deadline_says_what_applied_and_why_it_was_shortened():
@@ -94,6 +60,100 @@ def test_a_deadline_that_is_not_positive_is_refused_by_name(full, after):
         CallDeadlines(full_s=full, after_timeout_s=after)
 
 
+# ------------------------------------------------------------------ which clock ends a call
+
+
+def run_clock(deadline: Deadline, cpu_per_s: float | None, waited_per_s: float | None, *, cpu_rate: float = 1.0,
+              until: float = 1000.0):
+    """Drive a CallClock as the client does, on a sandbox that uses ``cpu_per_s`` CPU-seconds and waits
+    ``waited_per_s`` seconds for a CPU per second of the clock; the expiry, or None if it lasted ``until``."""
+    def at(t: float) -> Sample:
+        return Sample(100 + t, None if cpu_per_s is None else 5 + cpu_per_s * t,
+                      None if waited_per_s is None else 7 + waited_per_s * t)
+
+    clock, t = CallClock(deadline, at(0), cpu_rate), 0.0
+    while t < until:
+        expiry = clock.expired(at(t))
+        if expiry is not None:
+            return expiry
+        look = clock.next_look(at(t))
+        assert deadlines_module.MIN_LOOK_S <= look <= deadlines_module.MAX_LOOK_S
+        t += look
+    return None
+
+
+def test_a_busy_call_ends_when_its_cpu_budget_is_spent():
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=1.0, waited_per_s=0.0)
+    assert expiry.clock is Clock.CPU and expiry.cpu_s == pytest.approx(20, abs=0.05)
+    assert expiry.describe().startswith(": it used 20.0 of its 20 CPU-seconds (20")
+
+
+def test_a_busy_host_does_not_shorten_a_call_the_cpu_budget_decides():
+    """Load 52 on 2 cores: the sandbox gets 1/26 of a CPU and waits the rest. An honest call needing
+    5 CPU-seconds takes 130 s by the clock, and is not cut; a busy loop ends by its CPU budget (or the hard
+    limit, 8x the deadline), never at 20 s by the clock."""
+    share = 1 / 26
+    assert run_clock(Deadline(20, 20), cpu_per_s=share, waited_per_s=1 - share, until=5 / share) is None
+    hang = run_clock(Deadline(20, 20), cpu_per_s=share, waited_per_s=1 - share)
+    assert hang.clock is Clock.HARD and hang.elapsed_s == pytest.approx(20 * HARD_FACTOR, abs=0.05)
+    assert "the hard limit of 160 s by the clock (8x the deadline)" in hang.describe()
+    half = run_clock(Deadline(20, 20), cpu_per_s=0.5, waited_per_s=0.5)  # load 4 on 2 cores
+    assert half.clock is Clock.CPU and half.elapsed_s == pytest.approx(40, abs=0.05)
+
+
+def test_the_sandboxs_own_forks_spend_its_cpu_budget_and_stretch_nothing():
+    """100 busy processes in a 1-CPU quota: each waits 99% of the time, so the time waited (summed over its
+    threads) outgrows the clock; the CPU they share is 1 per second, and the budget ends the call at 20 s."""
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=1.0, waited_per_s=99.0)
+    assert expiry.clock is Clock.CPU and expiry.elapsed_s == pytest.approx(20, abs=0.05)
+    local = run_clock(Deadline(20, 20), cpu_per_s=8.0, waited_per_s=0.0, cpu_rate=8)  # no quota: 8 cores busy
+    assert local.clock is Clock.CPU and local.elapsed_s == pytest.approx(2.5, abs=0.05)
+
+
+def test_a_sleeping_call_ends_at_the_wall_clock_ceiling():
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=0.0, waited_per_s=0.0)
+    assert expiry.clock is Clock.WALL and expiry.elapsed_s == pytest.approx(20, abs=0.05)
+    assert expiry.describe() == ": the wall-clock ceiling of 20 s passed with 0.0 CPU-seconds used"
+
+
+def test_time_waited_for_a_cpu_is_not_counted_toward_the_ceiling_and_the_message_says_how_much():
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=0.1, waited_per_s=0.5)  # a call that mostly blocks
+    assert expiry.clock is Clock.WALL and expiry.elapsed_s == pytest.approx(40, abs=0.05)
+    assert expiry.describe() == (": the wall-clock ceiling of 20 s passed with 4.0 CPU-seconds used; "
+                                 "20.0 s it waited for a CPU not counted")
+
+
+def test_where_the_sandboxs_clocks_cannot_be_read_the_ceiling_is_the_plain_wall_clock():
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=None, waited_per_s=None)
+    assert expiry.clock is Clock.WALL and expiry.elapsed_s == pytest.approx(20, abs=0.05)
+    assert expiry.describe() == (": the wall-clock ceiling of 20 s passed (the sandbox's CPU time could not "
+                                 "be read here)")
+
+
+def test_a_counter_that_stops_being_readable_counts_as_not_grown():
+    clock = CallClock(Deadline(2, 2), Sample(0, 10.0, 3.0))
+    assert clock.expired(Sample(1.5, None, None)) is None  # no CPU grown, no time waited: 1.5 s of its own
+    assert clock.expired(Sample(2.0, None, None)).clock is Clock.WALL
+
+
+def test_the_client_looks_no_later_than_a_clock_could_run_out():
+    clock = CallClock(Deadline(1, 20), Sample(0, 0.0, 0.0), cpu_rate=2)
+    assert clock.next_look(Sample(0, 0.0, 0.0)) == 0.5  # 1 CPU-second at 2 per second
+    assert clock.next_look(Sample(0.9, 0.0, 0.0)) == pytest.approx(0.1)  # the ceiling is 0.1 s away
+    assert clock.next_look(Sample(0.999, 0.999, 0.0)) == deadlines_module.MIN_LOOK_S  # never a busy spin
+
+
+def test_the_load_average_plays_no_part(monkeypatch):
+    """Today's main stretched every deadline by the 1-minute load average per core: 100 busy forks raised it
+    from 6 to 52 and stretched their own and a batch neighbour's deadlines 8x."""
+    def busy_machine():
+        return (52.0, 52.0, 52.0)
+
+    monkeypatch.setattr("os.getloadavg", busy_machine)
+    assert CallDeadlines(full_s=20, after_timeout_s=1).next() == Deadline(20, 20)
+    assert run_clock(Deadline(20, 20), cpu_per_s=0.0, waited_per_s=0.0).elapsed_s == pytest.approx(20, abs=0.05)
+
+
 # ------------------------------------------------------------------ fakes
 
 
@@ -102,16 +162,43 @@ HELLO = {"type": "hello", "torch": "fake", "python": "3", "cuda": False, "cuda_v
          "tripwire_missing": [], "tripwire_modules": [], "rlimits_applied": [], "rlimits_failed": {}}
 
 
-class FakeWorker(Transport):
-    """Greets, then does what ``script[probe]`` says: a value to return, "hang", "die",
-    "hang at import" or "die at import" (the first call of a worker imports the submission)."""
+class FakeClock:
+    """The monotonic clock of one test: it moves only when a fake worker spends time."""
 
-    def __init__(self, script: dict):
+    def __init__(self):
+        self.now = 1000.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance_to(self, t: float) -> None:
+        with self._lock:
+            self.now = max(self.now, t)
+
+
+class FakeMeter(Meter):
+    def __init__(self, worker: "FakeWorker"):
+        self.worker = worker
+
+    def sample(self):
+        return self.worker.cpu_s, 0.0
+
+
+class FakeWorker(Transport):
+    """Greets, then does what ``script[probe]`` says: a value to return, "hang" (a busy loop: the clock's
+    time is charged to its CPU), "sleep" (no CPU), "die", "hang at import" or "die at import" (the first
+    call of a worker imports the submission), or ("slow", seconds, value): answers after that long busy."""
+
+    def __init__(self, script: dict, clock: FakeClock):
         self.script = script
+        self.clock = clock
         self.received: list[dict] = []
         self.closed = False
+        self.cpu_s = 0.0
         self._imported = False
         self._dead = False
+        self._busy = False
         self._out = bytearray(protocol.encode(HELLO))
 
     def send(self, data: bytes) -> None:
@@ -124,13 +211,17 @@ class FakeWorker(Transport):
         if not self._imported:
             self._out += protocol.encode({"type": "importing"})
             if action in ("hang at import", "die at import"):
-                self._dead = action == "die at import"
+                self._dead, self._busy = action == "die at import", True
                 return
             self._imported = True
             self._out += protocol.encode({"type": "imported"})
-        if action in ("hang", "die"):
-            self._dead = action == "die"
+        if action in ("hang", "sleep", "die"):
+            self._dead, self._busy = action == "die", action == "hang"
             return
+        if isinstance(action, tuple) and action[0] == "slow":
+            self.cpu_s += action[1]
+            self.clock.advance_to(self.clock.now + action[1])
+            action = action[2]
         self._out += protocol.encode({"type": "result", "id": message["id"], "ok": True, "value": action})
 
     def read(self, n: int, deadline: float) -> bytes:
@@ -140,7 +231,13 @@ class FakeWorker(Transport):
             return data
         if self._dead or self.closed:
             return b""
-        raise TimeoutError  # hanging: a real transport would wait until `deadline` first
+        if self._busy:
+            self.cpu_s += max(0.0, deadline - self.clock.now)
+        self.clock.advance_to(deadline)  # a real transport waits until `deadline` first
+        raise TimeoutError
+
+    def meter(self) -> Meter:
+        return FakeMeter(self)
 
     def exit_reason(self) -> str:
         return "exit code 0"
@@ -152,8 +249,9 @@ class FakeWorker(Transport):
 class Starter:
     """The sandbox's ``start_transport``: records every worker it starts, in order."""
 
-    def __init__(self, script: dict):
+    def __init__(self, script: dict, clock: FakeClock | None = None):
         self.script = script
+        self.clock = clock or FakeClock()
         self.workers: list[FakeWorker] = []
         self.failing: set[int] = set()  # which starts (0 = the first) fail, as an engine refusing would
         self._starts = 0
@@ -164,7 +262,7 @@ class Starter:
             n, self._starts = self._starts, self._starts + 1
             if n in self.failing:
                 raise OSError("the engine refused")
-            worker = FakeWorker(self.script)
+            worker = FakeWorker(self.script, self.clock)
             self.workers.append(worker)
         return worker
 
@@ -181,8 +279,8 @@ def calls(worker: FakeWorker) -> list[str]:
     return [m["probe"] for m in worker.received if m["type"] == "call"]
 
 
-SCRIPT = {"ok": 1, "hang": "hang", "die": "die", "hang at import": "hang at import",
-          "die at import": "die at import"}
+SCRIPT = {"ok": 1, "hang": "hang", "sleep": "sleep", "die": "die", "hang at import": "hang at import",
+          "die at import": "die at import", "slow": ("slow", 19.0, 2)}
 
 
 @pytest.fixture
@@ -191,7 +289,7 @@ def box():
 
     def open_(**kwargs) -> tuple[Sandbox, Starter]:
         starter = Starter(SCRIPT)
-        sandbox = Sandbox(starter, call_timeout_s=20, call_timeout_after_timeout_s=1, load=idle, **kwargs)
+        sandbox = Sandbox(starter, call_timeout_s=20, call_timeout_after_timeout_s=1, clock=starter.clock, **kwargs)
         opened.append(sandbox)
         return sandbox, starter
 
@@ -207,15 +305,31 @@ def test_the_first_timeout_gets_the_full_deadline_and_the_later_ones_a_short_one
     sandbox, _ = box()
     assert sandbox.call("ok").deadline_s == 20
     first = sandbox.call("hang")
-    assert first.failure is Failure.TIMEOUT and first.deadline_s == 20
-    assert first.failure_message == "the call to 'hang' ran past its 20 s deadline"
-    second = sandbox.call("hang")
-    assert second.failure is Failure.TIMEOUT and second.deadline_s == 1
-    assert second.failure_message == ("the call to 'hang' ran past its 1 s deadline "
-                                      "(shortened from 20 s after an earlier call timed out)")
+    assert first.failure is Failure.TIMEOUT and first.deadline_s == 20 and first.timed_out_by is Clock.CPU
+    assert first.failure_message == "the call to 'hang' ran past its 20 s deadline: it used 20.0 of its 20 " \
+                                    "CPU-seconds (20 s by the clock)"
+    second = sandbox.call("sleep")
+    assert second.failure is Failure.TIMEOUT and second.deadline_s == 1 and second.timed_out_by is Clock.WALL
+    assert second.failure_message == ("the call to 'sleep' ran past its 1 s deadline (shortened from 20 s after an "
+                                      "earlier call timed out): the wall-clock ceiling of 1 s passed with 0.0 "
+                                      "CPU-seconds used")
     # The scorecard takes the grader's probe name out of the message; the deadline stays.
     assert without_probe_names(second.failure_message).startswith("a call ran past its 1 s deadline (shortened")
     assert sandbox.call("ok").value == 1  # an answer still comes back under the short deadline
+    assert sandbox.deadline_warnings == []  # every deadline was charged to the sandbox's own clocks
+
+
+def test_a_slow_first_answer_does_not_lengthen_the_deadlines_after_a_timeout(box):
+    """The attack, end to end on the fake clock: a first call answering in 19 s, then a hang in every call.
+    Today's main gave each later hang 20 s (302 s for the grading); here each gets 1 s, and a file that
+    hangs on every check of attention (17 checks) is done within 60 s of calls, whatever its first call did."""
+    sandbox, starter = box()
+    began = starter.clock.now
+    assert sandbox.call("slow").value == 2
+    timeouts = [sandbox.call("hang") for _ in range(16)]
+    assert [t.deadline_s for t in timeouts] == [20] + [1] * 15
+    assert all(t.failure is Failure.TIMEOUT for t in timeouts)
+    assert starter.clock.now - began <= 19 + 20 + 15 * 1 + 0.1 <= 60
 
 
 def test_a_slow_import_under_a_shortened_deadline_is_a_timeout_of_that_call_not_a_file_that_does_not_import(box):
@@ -224,7 +338,8 @@ def test_a_slow_import_under_a_shortened_deadline_is_a_timeout_of_that_call_not_
     slow = sandbox.call("hang at import")
     assert slow.failure is Failure.TIMEOUT and not slow.during_import
     assert slow.failure_message == ("the call to 'hang at import' ran past its 1 s deadline while importing the "
-                                    "submission (shortened from 20 s after an earlier call timed out)")
+                                    "submission (shortened from 20 s after an earlier call timed out): it used 1.0 "
+                                    "of its 1 CPU-seconds (1 s by the clock)")
     assert sandbox.call("ok").value == 1  # tried again in a fresh worker, not answered from a remembered failure
     assert sandbox.starts == 3
 
@@ -237,6 +352,24 @@ def test_an_import_that_hangs_under_the_full_deadline_is_remembered(box):
     assert again.failure is Failure.TIMEOUT and again.during_import and again.failure_message == hung.failure_message
     sandbox.close()
     assert len(starter.workers) == 1 and sandbox.starts == 1  # no spare was booted for a file that does not import
+
+
+def test_a_transport_without_clocks_is_timed_by_the_wall_clock_and_the_report_is_told_why(box):
+    class Unmetered(FakeWorker):
+        def meter(self) -> Meter:
+            return Transport.meter(self)
+
+    clock = FakeClock()
+    sandbox = Sandbox(lambda: Unmetered(SCRIPT, clock), call_timeout_s=20, clock=clock, spares=0)
+    try:
+        hung = sandbox.call("hang")
+        assert hung.timed_out_by is Clock.WALL and clock.now - 1000.0 == pytest.approx(20, abs=0.01)
+        assert hung.failure_message.endswith("(the sandbox's CPU time could not be read here)")
+        assert sandbox.deadline_warnings == [
+            "call deadlines were measured by the wall clock, not in the sandbox's CPU time (this sandbox "
+            "transport reads no CPU time): a busy machine may have cut a slow call short"]
+    finally:
+        sandbox.close()
 
 
 # ------------------------------------------------------------------ spares
@@ -304,7 +437,7 @@ def test_close_waits_for_a_spare_still_booting_and_closes_it():
 
     def slow_boot() -> FakeWorker:
         release.wait(30)
-        booted.append(FakeWorker(SCRIPT))
+        booted.append(FakeWorker(SCRIPT, FakeClock()))
         return booted[-1]
 
     spares = Spares(slow_boot, FakeWorker.close, count=2)
@@ -317,7 +450,7 @@ def test_close_waits_for_a_spare_still_booting_and_closes_it():
 
 
 def test_a_taken_spare_is_the_callers_and_is_not_closed_with_the_rest():
-    spares = Spares(lambda: FakeWorker(SCRIPT), FakeWorker.close, count=2)
+    spares = Spares(lambda: FakeWorker(SCRIPT, FakeClock()), FakeWorker.close, count=2)
     spares.fill()
     mine = spares.take().result()
     spares.close()

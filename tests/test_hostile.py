@@ -33,6 +33,7 @@ EXPECTED = {
     "memory_bomb.py": {Status.ERROR},
     "fork_bomb.py": {Status.TIMEOUT, Status.ERROR},
     "output_flood.py": {Status.FAILED, Status.ERROR, Status.TIMEOUT},
+    "proc_fd_flood.py": {Status.FAILED, Status.ERROR},
     "disk_fill.py": {Status.FAILED, Status.ERROR},
     "background_process.py": {Status.FAILED, Status.ERROR},
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
@@ -104,6 +105,14 @@ def _specific(name, report):
         assert re.search(r"\n/fill: (OSError|PermissionError)", "\n" + out), out
     elif name in ("infinite_loop.py", "sleep.py"):
         assert all("deadline" in c.message for c in report.checks)
+        # Which clock ended each call, charged to the sandbox: its CPU budget (or, on a machine that gave it under
+        # an eighth of its share, the hard limit), or, asleep, the wall-clock ceiling.
+        clocks = ("CPU-seconds (", "the hard limit of") if name == "infinite_loop.py" else ("the wall-clock ceiling of",)
+        assert all(any(clock in c.message for clock in clocks) for c in report.checks), [c.message for c in report.checks]
+        assert not any("call deadlines were measured" in w for w in report.warnings), report.warnings
+    elif name == "proc_fd_flood.py":  # dropped and capped by the judge, named; nothing kept by the engine
+        assert all("outside the protocol channel" in c.message or "protocol violation" in c.message
+                   for c in report.checks), [c.message for c in report.checks]
     elif name == "memory_bomb.py":
         assert any("memory" in c.message for c in report.checks)
     elif name == "huge_frame.py":  # refused from the frame header: the check fails by name, no infra error

@@ -285,7 +285,7 @@ class Sandbox:
                     continue
                 break
         except _Expired as e:
-            self._deadlines.timed_out()
+            self._deadlines.timed_out(deadline)
             said = deadline.describe(" while importing the submission" if importing else "") + e.expiry.describe()
             # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
             return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",

@@ -7,9 +7,11 @@ charged to the sandbox, never to the host or a neighbour:
   the call (``seconds x cpus``: the CPU share the exercise grants, for that long). It is
   read from the sandbox's cgroup (``grader.sandbox.accounting``), so a busy host does not
   shorten it and the sandbox's own forks spend it.
-- **Wall-clock ceiling**: the same number of seconds by the clock, less the time the
-  sandbox waited for a CPU that the host gave to someone else. It ends a call that
-  sleeps or blocks (no CPU spent), and does not cut a call that a busy host starved.
+- **Wall-clock ceiling**: :data:`WALL_MARGIN` times the deadline by the clock, less the
+  time the sandbox waited for a CPU that the host gave to someone else. It ends a call
+  that sleeps or blocks (no CPU spent), and does not cut a call that a busy host starved.
+  The margin lets a busy call end on its CPU budget, which it reaches first: one busy
+  thread's own time and CPU time grow together.
 - **Hard limit**: :data:`HARD_FACTOR` times the ceiling in plain wall-clock seconds,
   whatever the counters say: however starved the sandbox, a call ends.
 
@@ -18,15 +20,20 @@ macOS, Windows) only the ceiling applies, in plain wall-clock seconds, and the r
 warns that a busy machine may cut a call short. Nothing here reads the load average:
 another grading's forks cannot stretch or shrink this grading's deadlines.
 
-The rule after a timeout is decided by the judge alone (:class:`CallDeadlines`): the
-first timeout of a grading gets the full deadline; every later call gets the exercise's
-``call_timeout_after_timeout_s`` (same clocks), whatever earlier calls took. Nothing the
-candidate's calls did (a slow first answer) can lengthen it, so a file that hangs on
-every call costs the full deadline once and seconds per check after. The price: an
-honest call that needs more than the shortened deadline, after one of its file's calls
-timed out, is cut too. Measured in CPU time (a busy machine no longer counts), the
-shortened deadline is far above what the exercises' reference calls need, and an
-exercise whose honest calls need more raises it.
+The rule after a timeout is decided by the judge alone (:class:`CallDeadlines`), from the
+exercise's figures and the calls that timed out, never from how long answers took (a
+first call that answered in 19 s once made every later hang cost 20 s: 302 s for one
+file). The first timeout of a grading gets the full deadline. Every later call gets the
+exercise's ``call_timeout_after_timeout_s`` (the floor) plus what is left of the
+grading's *grace*, :data:`GRACE_FRACTION` of the full deadline: a call that answers
+costs the grace nothing, a call that times out spends what it was given of it. So a file
+that hangs on every call costs the full deadline, then the grace once, then the floor
+per check; and an honest call after a timeout keeps room (every timeout costs a fresh
+worker, whose first call may pay a lazy start: ddp_step's forkserver, 3.4 CPU-seconds)
+until hangs have spent the grace. Past it, an honest call needing more than the floor is
+cut too: that is the price of a bounded grading, and an exercise whose honest calls
+need more sets a higher floor. (The worker imports ``torch._dynamo`` at boot, so the
+1.8 CPU-seconds torch's optimizers spend on it at their first step are no call's.)
 
 Everything here is pure: the client samples the clocks (:class:`Sample`) and asks
 :class:`CallClock` whether the call is over, and when to look again.
@@ -37,8 +44,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-#: The hard limit of a call, in plain wall-clock seconds, is this many times its ceiling.
+#: The wall-clock ceiling of a call is this many times its deadline (its own time: waiting for a CPU not counted).
+WALL_MARGIN = 1.1
+
+#: The hard limit of a call, in plain wall-clock seconds, is this many times its deadline.
 HARD_FACTOR = 8.0
+
+#: After a timeout, the grace a grading's later calls share (spent only by calls that time out), as a
+#: fraction of the full deadline: 4 s for a 20 s deadline.
+GRACE_FRACTION = 0.2
 
 #: How often the client looks at the clocks during a call, at least and at most. Between looks it waits
 #: for the sandbox's answer; the longest wait keeps the waiting-for-a-CPU count of short-lived processes.
@@ -56,11 +70,13 @@ class Clock(str, Enum):
 
 @dataclass(frozen=True)
 class Deadline:
-    """What one call may take: ``seconds`` on each clock (CPU: ``seconds x cpus``), derived from ``full_s``."""
+    """What one call may take: ``seconds`` on each clock (CPU: ``seconds x cpus``), derived from ``full_s``;
+    ``grace_s`` of it comes from the grading's grace (after a timeout: the rest is the floor)."""
 
     seconds: float
     full_s: float
     cpus: float = 1.0
+    grace_s: float = 0.0
 
     @property
     def shortened(self) -> bool:
@@ -69,6 +85,10 @@ class Deadline:
     @property
     def cpu_s(self) -> float:
         return self.seconds * self.cpus
+
+    @property
+    def wall_s(self) -> float:
+        return self.seconds * WALL_MARGIN
 
     @property
     def hard_s(self) -> float:
@@ -120,7 +140,7 @@ class Expiry:
                     f"{used}; the sandbox waited {self.waited_s or 0:.1f} s of it for a CPU the machine was busy with")
         waited = (f"; {self.waited_s:.1f} s it waited for a CPU not counted"
                   if self.waited_s is not None and self.waited_s >= 0.05 else "")
-        return f": the wall-clock ceiling of {_seconds(d.seconds)} passed {used}{waited}"
+        return f": the wall-clock ceiling of {_seconds(d.wall_s)} passed {used}{waited}"
 
 
 class CallClock:
@@ -153,7 +173,7 @@ class CallClock:
         clock = None
         if cpu is not None and cpu >= d.cpu_s:
             clock = Clock.CPU
-        elif elapsed - (waited or 0.0) >= d.seconds:
+        elif elapsed - (waited or 0.0) >= d.wall_s:
             clock = Clock.WALL
         elif elapsed >= d.hard_s:
             clock = Clock.HARD
@@ -163,15 +183,15 @@ class CallClock:
         """Seconds from ``now`` until a clock could first run out (within [MIN_LOOK_S, MAX_LOOK_S])."""
         d = self.deadline
         elapsed, cpu, waited = self._used(now)
-        soonest = min(d.seconds - (elapsed - (waited or 0.0)), d.hard_s - elapsed)
+        soonest = min(d.wall_s - (elapsed - (waited or 0.0)), d.hard_s - elapsed)
         if cpu is not None:
             soonest = min(soonest, (d.cpu_s - cpu) / self.cpu_rate)
         return min(MAX_LOOK_S, max(MIN_LOOK_S, soonest))
 
 
 class CallDeadlines:
-    """What the next call of one grading may take: the full deadline until a call has timed out,
-    then the shortened one. The sandbox client tells it when a call timed out; nothing else.
+    """What the next call of one grading may take: the full deadline until a call has timed out, then
+    the floor plus what is left of the grace. The sandbox client tells it which calls timed out; nothing else.
 
     Not locked: the client asks and reports under its own call lock.
     """
@@ -184,17 +204,22 @@ class CallDeadlines:
         self.after_timeout_s = after_timeout_s
         self.cpus = cpus
         self.timeouts = 0
+        self.grace_left_s = GRACE_FRACTION * full_s
 
     def next(self, full_s: float | None = None) -> Deadline:
         """The deadline of the next call; ``full_s`` replaces the exercise's for this call only."""
         full = full_s or self.full_s
         if not self.timeouts:
             return Deadline(full, full, self.cpus)
-        return Deadline(min(full, self.after_timeout_s), full, self.cpus)
+        floor = min(full, self.after_timeout_s)
+        seconds = min(full, floor + self.grace_left_s)
+        return Deadline(seconds, full, self.cpus, grace_s=seconds - floor)
 
-    def timed_out(self) -> None:
-        """A call ran past its deadline: every call after it gets the shortened one."""
+    def timed_out(self, deadline: Deadline) -> None:
+        """A call ran past ``deadline``: every call after it gets the shortened one, and the grace it was
+        given is spent."""
         self.timeouts += 1
+        self.grace_left_s = max(0.0, self.grace_left_s - deadline.grace_s)
 
 
 def _number(x: float) -> str:

@@ -123,7 +123,7 @@ class Sandbox:
         self.deadline_warnings: list[str] = []
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
                                         cpus=cpus)
-        self._spares: Spares[Worker] = Spares(self._boot, _close_worker, count=spares)
+        self._spares: Spares[Worker] = Spares(self._boot_spare, _close_worker, count=spares, boot_first=self._boot)
         self._worker: Worker | None = None
         self._import_failure: CallResult | None = None
         self._next_id = 0
@@ -155,6 +155,21 @@ class Sandbox:
             transport.close()
             raise
 
+    def _boot_spare(self) -> Worker:
+        """A worker to replace a lost one, warmed up (``grader.sandbox.worker.warm_up``) before it is ready:
+        the calls after a loss may run under the shortened deadline, and torch's lazy imports are no call's."""
+        worker = self._boot()
+        try:
+            deadline = self._clock() + self.start_timeout_s
+            worker.transport.send(protocol.encode({"type": "warm"}))
+            reply = protocol.read_frame(lambda n: worker.transport.read(n, deadline), self.max_frame_bytes)
+            if reply.get("type") != "warmed":
+                raise protocol.ProtocolError(f"expected warmed from the worker, got {reply.get('type')!r}")
+            return worker
+        except BaseException:
+            worker.transport.close()
+            raise
+
     def ensure_started(self) -> None:
         """Wait for a background start, or start now; raises if the sandbox cannot start.
 
@@ -174,7 +189,8 @@ class Sandbox:
             return
         first, self._first = self._first, None
         try:
-            worker = first.result() if first is not None else (self._spare() or self._boot())
+            worker = first.result() if first is not None else (
+                self._spare() or (self._boot_spare() if self.starts else self._boot()))
         except BaseException as e:
             raise SandboxStartError(_describe_start_error(e)) from e
         self._worker, self.hello = worker, worker.hello

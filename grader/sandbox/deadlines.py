@@ -32,8 +32,9 @@ per check; and an honest call after a timeout keeps room (every timeout costs a 
 worker, whose first call may pay a lazy start: ddp_step's forkserver, 3.4 CPU-seconds)
 until hangs have spent the grace. Past it, an honest call needing more than the floor is
 cut too: that is the price of a bounded grading, and an exercise whose honest calls
-need more sets a higher floor. (The worker imports ``torch._dynamo`` at boot, so the
-1.8 CPU-seconds torch's optimizers spend on it at their first step are no call's.)
+need more sets a higher floor. (A spare warms up before service, importing
+``torch._dynamo``, so the 1.8 CPU-seconds torch's optimizers spend on it at their first
+step are no shortened call's: ``grader.sandbox.worker.warm_up``.)
 
 Everything here is pure: the client samples the clocks (:class:`Sample`) and asks
 :class:`CallClock` whether the call is over, and when to look again.

@@ -351,6 +351,10 @@ class Worker:
             kind = message.get("type")
             if kind == "shutdown":
                 return
+            if kind == "warm":  # a spare, before any call: see warm_up
+                warm_up()
+                self.send({"type": "warmed"})
+                continue
             if kind != "call":
                 raise protocol.ProtocolError(f"worker got an unexpected {kind!r} message")
             reply = self.handle_call(message)
@@ -362,6 +366,17 @@ class Worker:
                            "forbidden": reply["forbidden"], "tampered": reply["tampered"],
                            "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
                                      "builtin": False, "message": str(e), "traceback": ""}})
+
+
+def warm_up() -> None:
+    """What a spare pays before it is taken into service, so it is not charged to a call.
+
+    A spare replaces a lost worker, and the calls after a timeout run under the shortened
+    deadline (``grader.sandbox.deadlines``): torch's optimizers import ``torch._dynamo`` on
+    their first step, 1.8 CPU-seconds that would cut an honest call there. The first worker
+    of a grading is not warmed: its calls have the full deadline.
+    """
+    import torch._dynamo  # noqa: F401
 
 
 def main(argv=None) -> None:
@@ -418,9 +433,6 @@ def _exit_with_the_judge(poll_s: float = 0.5) -> None:
 
 def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
     import torch
-    # torch's optimizers import torch._dynamo on their first step: 1.8 CPU-seconds, paid here at boot (before
-    # the hello, ahead of need for a spare) rather than charged to the first call of every worker as a deadline.
-    import torch._dynamo  # noqa: F401
 
     kernels: dict[str, list[str]] = {}
     for spec in args.kernel:

@@ -92,10 +92,11 @@ def test_a_v1_container_meter_reads_cpuacct_and_its_threads_run_delays(tmp_path)
     })
     meter = cgroup_meter(CID, 4242, cpu_rate=1.0, proc=root / "proc")
     assert isinstance(meter, CgroupMeter) and meter.unavailable is None and meter.waits_unavailable is None
-    assert meter.sample() == (2.5, 1.5)
-    (root / folder / "tasks").write_text("4242\n")  # 4243 ended: its waiting is kept
+    assert meter.sample() == (2.5, 1.0)  # the longest wait of one thread
+    (root / folder / "tasks").write_text("4242\n")  # 4243 ended
     (root / folder / "cpuacct.usage").write_text("3000000000\n")
-    assert meter.sample() == (3.0, 1.5)
+    (root / "proc/4242/schedstat").write_text(_schedstat(1, 1_200_000_000))
+    assert meter.sample() == (3.0, 1.2)
     assert deadline_warnings(meter) == []
 
 
@@ -148,18 +149,25 @@ def test_a_container_whose_cpu_time_cannot_be_read_degrades_to_the_wall_clock_ne
                                         f"time ({meter.unavailable}): a busy machine may have cut a slow call short"]
 
 
-def test_run_delays_keep_ended_threads_and_tell_a_reused_id_from_the_old_thread(tmp_path):
+def test_run_delays_count_the_longest_wait_between_looks_so_many_threads_waiting_at_once_count_once(tmp_path):
     proc = tmp_path
     delays = RunDelays(proc)
-    (proc / "1").mkdir()
-    (proc / "1" / "schedstat").write_text(_schedstat(0, 3_000_000_000))
-    (proc / "2").mkdir()
-    (proc / "2" / "schedstat").write_text(_schedstat(0, 1_000_000_000))
-    assert delays.total([1, 2]) == 4.0
+
+    def wait(tid: int, seconds: float) -> None:
+        (proc / str(tid)).mkdir(exist_ok=True)
+        (proc / str(tid) / "schedstat").write_text(_schedstat(0, int(seconds * 1e9)))
+
+    wait(1, 3.0)
+    wait(2, 1.0)
+    assert delays.total([1, 2]) == 3.0  # the first look: the longest so far
+    for tid in range(3, 103):  # a hundred new threads, each waited a little
+        wait(tid, 0.01)
+    wait(1, 3.5)
+    assert delays.total(list(range(1, 103))) == 3.5  # 0.5 s (thread 1), not 1.0 s (the hundred)
     (proc / "2" / "schedstat").unlink()  # thread 2 ended between the listing and the read
-    assert delays.total([1, 2]) == 4.0
-    (proc / "1" / "schedstat").write_text(_schedstat(0, 500_000_000))  # id 1 reused by a new thread
-    assert delays.total([1]) == 4.5
+    assert delays.total([1, 2]) == 3.5
+    wait(1, 0.25)  # id 1 reused by a new thread: all of its count is new
+    assert delays.total([1]) == 3.75
 
 
 def _stat(pid: int, session: int, utime: int, stime: int, cutime: int = 0, cstime: int = 0) -> str:
@@ -181,7 +189,7 @@ def test_a_local_workers_clocks_are_its_sessions_processes_children_included(tmp
         "102/task/102/stat": "", "102/schedstat": _schedstat(0, 9_000_000_000),
     })
     meter = SessionMeter(100, cpu_rate=4.0, proc=root)
-    assert meter.sample() == (5.0, 0.5)
+    assert meter.sample() == (5.0, 0.25)  # the longest wait of one of its threads
     (root / "101" / "stat").unlink()  # ended and not yet counted in its parent: the CPU seen stays
     assert meter.sample()[0] == 5.0
 

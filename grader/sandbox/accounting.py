@@ -17,9 +17,10 @@ A counter that cannot be read is None, and :attr:`Meter.unavailable` says why in
 words (the report's warning): the deadlines then fall back to the wall clock. Reading
 never raises.
 
-Summing run delays over threads counts twice the time two threads waited at once; that
-only lengthens a ceiling, which the hard limit still bounds, and a sandbox cannot make
-its threads wait without a busy host or its own CPU use, which its budget charges.
+Without pressure information, the time waited is the longest wait of any one thread
+between two looks (:class:`RunDelays`): never more than the time some thread waited, so
+no number of threads stretches the ceiling; less where threads waited by turns, which
+only brings the ceiling sooner for a starved call that sleeps too.
 """
 
 from __future__ import annotations
@@ -54,30 +55,32 @@ class NoMeter(Meter):
 
 @dataclass
 class RunDelays:
-    """Seconds a changing set of threads waited for a CPU, kept for threads that ended since the last look.
+    """Seconds a changing set of threads waited for a CPU: at each look, the longest any one of them waited
+    since the last look, summed over the looks.
 
-    A thread id seen with a smaller count than before is a new thread under a reused id.
+    That is at most the time some thread of the sandbox was waiting (many waiting at once count once), so
+    a sandbox cannot pile up waiting with many threads that each wait a little (on a busy host a hundred
+    threads waking up often would each wait a few milliseconds per wake-up). A thread id seen with a
+    smaller count than before is a new thread under a reused id.
     """
 
     proc: Path = PROC
     _last: dict[int, int] = field(default_factory=dict)
-    _ended_ns: int = 0
+    _waited_ns: int = 0
 
     def total(self, tids: list[int]) -> float:
         seen: dict[int, int] = {}
+        longest = 0
         for tid in tids:
             ns = read_run_delay_ns(self.proc / str(tid) / "schedstat")
             if ns is None:
-                continue  # ended between the listing and the read: its last count is kept below
-            before = self._last.get(tid)
-            if before is not None and ns < before:
-                self._ended_ns += before
+                continue  # ended between the listing and the read
+            before = self._last.get(tid, 0)
+            longest = max(longest, ns - before if ns >= before else ns)
             seen[tid] = ns
-        for tid, ns in self._last.items():
-            if tid not in seen:
-                self._ended_ns += ns
         self._last = seen
-        return (self._ended_ns + sum(seen.values())) / 1e9
+        self._waited_ns += longest
+        return self._waited_ns / 1e9
 
 
 def read_run_delay_ns(path: Path) -> int | None:

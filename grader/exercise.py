@@ -57,8 +57,9 @@ class Limits(_Strict):
     call_timeout_s: float = Field(
         20.0, gt=0, description="what one probe call may take, charged to the sandbox: this many CPU-seconds per CPU "
                                 "of cpus (all its processes together, read from its cgroup, so a busy machine does "
-                                "not shorten it and its own forks spend it); a call that sleeps or blocks ends at "
-                                "1.1x this by the wall clock, not counting time it waited for a CPU; and 8x this by "
+                                "not shorten it and its own forks spend it); a call that mostly sleeps or blocks "
+                                "(under half that CPU) ends at 1.1x this by the wall clock, not counting time it "
+                                "waited for a CPU; and 8x this by "
                                 "the wall clock at most, however busy the machine")
     call_timeout_after_timeout_s: float = Field(
         1.0, gt=0, description="once a call of a grading has timed out, each later call gets this plus what is left "

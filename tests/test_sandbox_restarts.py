@@ -129,6 +129,20 @@ def test_the_sandboxs_own_forks_spend_its_cpu_budget_and_stretch_nothing():
     assert local.clock is Clock.CPU and local.elapsed_s == pytest.approx(2.5, abs=0.05)
 
 
+def test_a_busy_call_ends_on_its_cpu_budget_even_where_its_own_time_passes_the_ceiling_first():
+    """The hostile corpus's busy loop on a loaded machine: the kernel counts a thread's wait for a CPU only
+    once it gets one, so at a look the current wait is missing and its own time runs ahead of its CPU time
+    (2.7 CPU-seconds in 3.3 s of its own, once). A call using at least half the CPU its share allows is busy:
+    the wall-clock ceiling is not for it."""
+    expiry = run_clock(Deadline(20, 20), cpu_per_s=0.24, waited_per_s=0.7)
+    assert expiry.clock is Clock.CPU and expiry.elapsed_s == pytest.approx(20 / 0.24, abs=0.05)
+    assert run_clock(Deadline(20, 20), cpu_per_s=0.6, waited_per_s=0.0).clock is Clock.CPU
+    idle = run_clock(Deadline(20, 20), cpu_per_s=0.3, waited_per_s=0.0)  # mostly asleep
+    assert idle.clock is Clock.WALL and idle.elapsed_s == pytest.approx(22, abs=0.05)
+    two = run_clock(Deadline(20, 20, cpus=2), cpu_per_s=0.8, waited_per_s=0.0, cpu_rate=2)  # 2 CPUs: 0.8 is idle
+    assert two.clock is Clock.WALL
+
+
 def test_a_sleeping_call_ends_at_the_wall_clock_ceiling():
     expiry = run_clock(Deadline(20, 20), cpu_per_s=0.0, waited_per_s=0.0)
     assert expiry.clock is Clock.WALL and expiry.elapsed_s == pytest.approx(20 * WALL_MARGIN, abs=0.05)

@@ -8,10 +8,12 @@ charged to the sandbox, never to the host or a neighbour:
   read from the sandbox's cgroup (``grader.sandbox.accounting``), so a busy host does not
   shorten it and the sandbox's own forks spend it.
 - **Wall-clock ceiling**: :data:`WALL_MARGIN` times the deadline by the clock, less the
-  time the sandbox waited for a CPU that the host gave to someone else. It ends a call
-  that sleeps or blocks (no CPU spent), and does not cut a call that a busy host starved.
-  The margin lets a busy call end on its CPU budget, which it reaches first: one busy
-  thread's own time and CPU time grow together.
+  time the sandbox waited for a CPU that the host gave to someone else, for a call that
+  mostly sleeps or blocks (it used less than :data:`IDLE_SHARE` of the CPU its share
+  allows over that time). It ends a call that hangs without spending CPU, and never cuts
+  a busy call that a busy host starved: that one ends on its CPU budget. (The kernel adds
+  a thread's current wait for a CPU to its count only when it gets one, so a starved
+  busy call looks a little less starved than it is; the share test does not depend on it.)
 - **Hard limit**: :data:`HARD_FACTOR` times the ceiling in plain wall-clock seconds,
   whatever the counters say: however starved the sandbox, a call ends.
 
@@ -47,6 +49,9 @@ from enum import Enum
 
 #: The wall-clock ceiling of a call is this many times its deadline (its own time: waiting for a CPU not counted).
 WALL_MARGIN = 1.1
+
+#: A call that used less than this share of the CPU it may use is idle: the wall-clock ceiling may end it.
+IDLE_SHARE = 0.5
 
 #: The hard limit of a call, in plain wall-clock seconds, is this many times its deadline.
 HARD_FACTOR = 8.0
@@ -172,9 +177,10 @@ class CallClock:
         d = self.deadline
         elapsed, cpu, waited = self._used(now)
         clock = None
+        own = elapsed - (waited or 0.0)
         if cpu is not None and cpu >= d.cpu_s:
             clock = Clock.CPU
-        elif elapsed - (waited or 0.0) >= d.wall_s:
+        elif own >= d.wall_s and (cpu is None or cpu < IDLE_SHARE * d.cpus * own):
             clock = Clock.WALL
         elif elapsed >= d.hard_s:
             clock = Clock.HARD

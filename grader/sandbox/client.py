@@ -147,7 +147,7 @@ class Sandbox:
                 raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
             if hello.get("type") != "hello":
                 raise protocol.ProtocolError(f"expected hello from the worker, got {hello.get('type')!r}")
-            return Worker(transport, read_hello(hello), transport.meter())
+            return Worker(transport, read_hello(hello), _meter_of(transport))
         except MalformedSelfReport as e:  # untrusted data of the wrong shape: this sandbox cannot grade
             transport.close()
             raise SandboxStartError(str(e)) from None
@@ -353,6 +353,14 @@ class _Expired(Exception):
     def __init__(self, expiry: Expiry):
         super().__init__(expiry.clock.value)
         self.expiry = expiry
+
+
+def _meter_of(transport: Transport) -> Meter:
+    """The transport's meter; one that fails to make one leaves the worker on the wall clock, said why."""
+    try:
+        return transport.meter()
+    except Exception as e:
+        return NoMeter(f"the sandbox's clocks could not be found ({type(e).__name__})")
 
 
 def _close_worker(worker: Worker) -> None:

@@ -14,7 +14,7 @@ charged to the sandbox, never to the host or a neighbour:
   a busy call that a busy host starved: that one ends on its CPU budget. (The kernel adds
   a thread's current wait for a CPU to its count only when it gets one, so a starved
   busy call looks a little less starved than it is; the share test does not depend on it.)
-- **Hard limit**: :data:`HARD_FACTOR` times the ceiling in plain wall-clock seconds,
+- **Hard limit**: :data:`HARD_FACTOR` times the deadline in plain wall-clock seconds,
   whatever the counters say: however starved the sandbox, a call ends.
 
 Where the sandbox's CPU time cannot be read (a rootless engine, a judge in a container,
@@ -61,7 +61,7 @@ HARD_FACTOR = 8.0
 GRACE_FRACTION = 0.2
 
 #: How often the client looks at the clocks during a call, at least and at most. Between looks it waits
-#: for the sandbox's answer; the longest wait keeps the waiting-for-a-CPU count of short-lived processes.
+#: for the sandbox's answer; looking at least every MAX_LOOK_S keeps up with short-lived threads' waits.
 MIN_LOOK_S = 0.02
 MAX_LOOK_S = 0.5
 

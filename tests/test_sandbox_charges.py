@@ -114,3 +114,43 @@ def test_a_calls_deadline_is_its_cgroups_cpu_time_and_a_sleeping_call_meets_the_
         assert box.deadline_warnings == []  # the cgroup and the threads' run delays were read
     finally:
         box.close()
+
+
+def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
+    """The local sandbox's deadlines are its worker's session's CPU time, its children included (Linux /proc):
+    busy children end the call on the CPU budget, never the wall-clock ceiling, however loaded the machine."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc: the local sandbox's deadlines are the wall clock's here (tested with a fake /proc)")
+    from grader.exercise import Limits
+    from grader.sandbox.client import Sandbox
+    from grader.sandbox.local_backend import local_starter
+
+    submission = tmp_path / "cand.py"
+    submission.write_text(BUSY_FORKS.replace("def scale(x, factor):", "def scale(x=None, factor=1.0):"))
+    staged = stage(probes=Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py", submission=submission,
+                   module_name="cand", dest=tmp_path / "stage")
+    box = Sandbox(local_starter(staged, [], Limits(memory_mb=1024)), call_timeout_s=2.0, spares=0)
+    try:
+        busy = box.call("run", ["scale"])
+        assert busy.failure is Failure.TIMEOUT and busy.timed_out_by is not Clock.WALL, busy.failure_message
+        if busy.timed_out_by is Clock.CPU:
+            assert "it used 2.0 of its 2 CPU-seconds" in busy.failure_message
+        assert box.deadline_warnings == []
+    finally:
+        box.close()
+
+
+def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
+    from grader.exercise import load_exercise
+    from grader.grading import _fill
+    from grader.judge.audit import SourceAudit
+    from grader.judge.runner import JudgeRun
+    from grader.reports.model import Environment, Report
+    from grader.sandbox.accounting import NoMeter, deadline_warnings
+    from grader.sandbox.selfreport import SandboxSummary
+
+    said = deadline_warnings(NoMeter("the container's CPU accounting was not found (a rootless engine)"))
+    run = JudgeRun(infra="the engine went away", sandbox=SandboxSummary(sandbox="docker", deadline_warnings=said))
+    report = Report(exercise="toy", graded=True, environment=Environment(sandbox="docker"))
+    _fill(report, load_exercise(TOY), run, SourceAudit())
+    assert said[0] in report.warnings and said[0].startswith("call deadlines were measured by the wall clock")

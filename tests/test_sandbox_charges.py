@@ -19,16 +19,9 @@ from grader.sandbox import image
 from grader.sandbox.client import Failure
 from grader.sandbox.deadlines import Clock
 from grader.sandbox.docker_backend import STRAY_CAP, container_kwargs, docker_starter
-from grader.sandbox.staging import Staged, stage
+from grader.sandbox.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
-
-
-def test_containers_log_nothing_on_the_host():
-    from grader.exercise import Limits
-
-    k = container_kwargs(image="img", staged=Staged(Path("/stage")), forbidden=[], limits=Limits(), grading_id="g")
-    assert k["log_config"]["Type"] == "none"
 
 
 @pytest.mark.docker

@@ -67,6 +67,10 @@ def test_the_containers_folder_is_found_from_its_process_first_then_the_engines_
     nested = cgroup_mounts("1 2 0:1 /docker /cg rw - cgroup cgroup rw,cpuacct\n")
     assert container_cgroup_dirs(nested, process_cgroups(PROC_CGROUP_V1), CID)[0] == (1, Path(f"/cg/{CID}"))
     assert container_cgroup_dirs(nested, {}, "x") == [(1, Path("/cg/x"))]  # /system.slice is not under /docker
+    # A process that is not the container's (its pid reused): its cgroup, the host's root, is never read.
+    reused = container_cgroup_dirs(cgroup_mounts(MOUNTINFO_V1_SPLIT), process_cgroups("2:cpuacct:/\n0::/\n"), CID)
+    assert Path("/sys/fs/cgroup/cpuacct") not in [folder for _, folder in reused]
+    assert reused[0] == (1, Path(f"/sys/fs/cgroup/cpuacct/docker/{CID}"))
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -157,9 +157,11 @@ def container_cgroup_dirs(mounts: list[CgroupMount], paths: dict[str, str], cont
     """Candidate cgroup folders of a container, best first, as (cgroup version, folder).
 
     ``paths`` is what its first process's ``/proc/<pid>/cgroup`` says (empty when unreadable); the engine's
-    usual places for ``container_id`` follow (cgroupfs and systemd drivers, v1 and v2).
+    usual places for ``container_id`` follow (cgroupfs and systemd drivers, v1 and v2). A path that does
+    not name the container (its pid already reused by another process) is not its cgroup, and is skipped.
     """
     guesses = [f"/docker/{container_id}", f"/system.slice/docker-{container_id}.scope"]
+    paths = {key: path for key, path in paths.items() if container_id and container_id in path}
     found: list[tuple[int, Path]] = []
     for mount in mounts:
         if mount.version == 1 and "cpuacct" in mount.controllers:
@@ -169,7 +171,7 @@ def container_cgroup_dirs(mounts: list[CgroupMount], paths: dict[str, str], cont
                     found.append((1, where))
     for mount in mounts:
         if mount.version == 2:
-            for path in ([paths[""]] if paths.get("", "/") != "/" else []) + guesses:
+            for path in ([paths[""]] if "" in paths else []) + guesses:
                 where = _under(mount, path)
                 if where is not None:
                     found.append((2, where))

@@ -59,10 +59,11 @@ ATTENTION_ACTIONS = {
     "sleep": "import time; time.sleep(3600)",
     "exit_every_call": "import os; os._exit(0)",
     "memory_bomb": "hoard = [bytearray(64 * 2**20) for _ in iter(int, 1)]",
-    # Each worker's first call sleeps 19 s and answers (what else it calls within 1 s runs); later, a busy loop.
+    # Each worker's first call sleeps 19 s and answers (what that call runs within 0.25 s of waking runs too);
+    # after it, a busy loop.
     "slow_first_then_loop": ("import time; s = globals().setdefault('_SLOW', {}); first = not s; "
                              "s.setdefault('t', time.time() + 19); time.sleep(19) if first else None; "
-                             "any(iter(int, 1)) if time.time() > s['t'] + 1 else None"),
+                             "any(iter(int, 1)) if time.time() > s['t'] + 0.25 else None"),
 }
 
 

@@ -67,7 +67,7 @@ class Limits(_Strict):
                                "out), never more than call_timeout_s; nothing the candidate's calls did lengthens it, "
                                "so a file that hangs on every call costs call_timeout_s once, the grace once, then "
                                "this per check. The price: once hangs have spent the grace, an honest call needing "
-                               "more CPU than this is cut too (measured on the references: most calls need under 0.1 "
+                               "more CPU than this is cut too (measured on six references: most calls need under 0.1 "
                                "CPU-seconds; ddp_step's first call in a fresh worker 3.4, so it sets 5): raise it "
                                "for heavier calls")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")

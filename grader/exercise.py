@@ -67,9 +67,9 @@ class Limits(_Strict):
                                "out), never more than call_timeout_s; nothing the candidate's calls did lengthens it, "
                                "so a file that hangs on every call costs call_timeout_s once, the grace once, then "
                                "this per check. The price: once hangs have spent the grace, an honest call needing "
-                               "more CPU than this is cut too (measured on six references: most calls need under 0.1 "
-                               "CPU-seconds; ddp_step's first call in a fresh worker 3.4, so it sets 5): raise it "
-                               "for heavier calls")
+                               "more CPU than this is cut too (measured on every reference: each call needs under 0.25 "
+                               "CPU-seconds in a fresh worker, most under 0.05, except three exercises that set "
+                               "more: ddp_step 5, evaluate and export_for_serving 3): raise it for heavier calls")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 
 

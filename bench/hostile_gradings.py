@@ -6,9 +6,10 @@ seconds each grading took, with its outcome:
   toy/*        every file of tests/hostile/ against the toy exercise, with the 20 s call
                deadline real exercises have (the toy's own is 3 s)
   attention/*  files made from the attention reference: a loop, a sleep and os._exit(0)
-               in every call, a memory bomb, a hang at import, a syntax error (an unclosed
-               "("), the untouched stub and the reference itself (honest gradings: they
-               must not get slower)
+               in every call, a first call that answers in 19 s and then a loop in every
+               call (issue 25: once 302 s, 5x its slow answer per later hang), a memory
+               bomb, a hang at import, a syntax error (an unclosed "("), the untouched stub
+               and the reference itself (honest gradings: they must not get slower)
 
 With `--base REF`, the same files are also graded by the code at REF (`git archive REF`
 into a temporary folder, its own toy and attention exercises), interleaved with this
@@ -58,6 +59,11 @@ ATTENTION_ACTIONS = {
     "sleep": "import time; time.sleep(3600)",
     "exit_every_call": "import os; os._exit(0)",
     "memory_bomb": "hoard = [bytearray(64 * 2**20) for _ in iter(int, 1)]",
+    # Each worker's first call sleeps 19 s and answers (what that call runs within 0.25 s of waking runs too);
+    # after it, a busy loop.
+    "slow_first_then_loop": ("import time; s = globals().setdefault('_SLOW', {}); first = not s; "
+                             "s.setdefault('t', time.time() + 19); time.sleep(19) if first else None; "
+                             "any(iter(int, 1)) if time.time() > s['t'] + 0.25 else None"),
 }
 
 

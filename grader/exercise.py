@@ -54,11 +54,22 @@ class Limits(_Strict):
                            description="what the sandbox may send back during one check, all its calls together; the "
                                        "judge refuses a frame past it from its header, unread (the largest reference "
                                        "grading sends 3.4 MB in all)")
-    call_timeout_s: float = Field(20.0, gt=0, description="wall clock for one probe call")
+    call_timeout_s: float = Field(
+        20.0, gt=0, description="what one probe call may take, charged to the sandbox: this many CPU-seconds per CPU "
+                                "of cpus (all its processes together, read from its cgroup, so a busy machine does "
+                                "not shorten it and its own forks spend it); a call that mostly sleeps or blocks "
+                                "(under half that CPU) ends at 1.1x this by the wall clock, not counting time it "
+                                "waited for a CPU; and 8x this by "
+                                "the wall clock at most, however busy the machine")
     call_timeout_after_timeout_s: float = Field(
-        1.0, gt=0, description="once a call of a grading has timed out, the later ones get this, or 5x the slowest "
-                               "call answered so far if more, never more than call_timeout_s: a file that hangs on "
-                               "every call costs seconds per check, not call_timeout_s")
+        1.0, gt=0, description="once a call of a grading has timed out, each later call gets this plus what is left "
+                               "of the grading's grace (a fifth of call_timeout_s, spent only by calls that time "
+                               "out), never more than call_timeout_s; nothing the candidate's calls did lengthens it, "
+                               "so a file that hangs on every call costs call_timeout_s once, the grace once, then "
+                               "this per check. The price: once hangs have spent the grace, an honest call needing "
+                               "more CPU than this is cut too (measured on every reference: each call needs under 0.25 "
+                               "CPU-seconds in a fresh worker, most under 0.05, except three exercises that set "
+                               "more: ddp_step 5, evaluate and export_for_serving 3): raise it for heavier calls")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
 
 

@@ -261,6 +261,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         from grader.sandbox.local_backend import limit_warnings
 
         report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
+    if sandbox is not None:
+        report.warnings += sandbox.deadline_warnings  # deadlines measured by the wall clock, and why
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")

@@ -20,6 +20,7 @@ def kwargs(**over):
 
 def test_lockdown_defaults():
     k = kwargs()
+    assert k["log_config"]["Type"] == "none"  # nothing it writes is kept on the host
     assert k["network_mode"] == "none" and k["read_only"] is True
     assert k["user"] == "65534:65534" and k["cap_drop"] == ["ALL"]
     assert k["security_opt"] == ["no-new-privileges"]
@@ -87,6 +88,7 @@ def test_device_request_exposes_a_gpu_in_the_container(docker_client, tmp_path):
     from grader.sandbox import image
 
     k = kwargs(gpu=GpuRequest(count=-1))
+    k.pop("log_config")  # a sandbox logs nothing; this probe's output is the diagnosis when it fails
     k.update(image=image.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
              command=["sh", "-c", "ls /dev/nvidia0 /dev/nvidiactl"], detach=True)
     container = docker_client.containers.run(**k)

@@ -45,6 +45,7 @@ EXPECTED = {
     "memory_bomb.py": {Status.ERROR},
     "fork_bomb.py": {Status.TIMEOUT, Status.ERROR},
     "output_flood.py": {Status.FAILED, Status.ERROR, Status.TIMEOUT},
+    "proc_fd_flood.py": {Status.FAILED, Status.ERROR},
     "disk_fill.py": {Status.FAILED, Status.ERROR},
     "background_process.py": {Status.FAILED, Status.ERROR},
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
@@ -161,6 +162,13 @@ def _specific(name, outcome: Outcome):
         assert re.search(r"\n/fill: (OSError|PermissionError)", "\n" + out), out
     elif name in ("infinite_loop.py", "sleep.py"):
         assert all("deadline" in m for m in outcome.messages), outcome.messages
+        # Which clock ended each call, charged to the sandbox: its CPU budget (or, on a machine that gave it under
+        # an eighth of its share, the hard limit), or, asleep, the wall-clock ceiling.
+        clocks = ("CPU-seconds (", "the hard limit of") if name == "infinite_loop.py" else ("the wall-clock ceiling of",)
+        assert all(any(clock in m for clock in clocks) for m in outcome.messages), outcome.messages
+    elif name == "proc_fd_flood.py":  # dropped and capped by the judge, named; nothing kept by the engine
+        assert all("outside the protocol channel" in m or "protocol violation" in m
+                   for m in outcome.messages), outcome.messages
     elif name == "memory_bomb.py":
         assert any("memory" in m for m in outcome.messages), outcome.messages
     elif name == "huge_frame.py":  # refused from the frame header: the call fails by name, no infra error

@@ -332,7 +332,8 @@ class GraderPlugin:
     def pytest_sessionfinish(self, session):
         if self.box is not None:
             summary = SandboxSummary(**self.sandbox_info, starts=getattr(self.box, "starts", 0),
-                                     hello=getattr(self.box, "hello", None))
+                                     hello=getattr(self.box, "hello", None),
+                                     deadline_warnings=getattr(self.box, "deadline_warnings", []))
             self._emit({"event": "sandbox", **summary.model_dump(mode="json")})
             self.box.close()
         self._workdir.cleanup()

@@ -8,10 +8,12 @@ next call finds one ready. A lost worker is closed on a thread too.
 
 The rules that keep this safe:
 
-- A spare receives nothing before it is taken into service: booting only reads
-  its hello. So it has seen no input of any check, and the order the judge runs
-  checks in (visible ones first, see ``grader.judge.plugin.visible_first``) means
-  the same whatever phase a spare was booted in.
+- A spare receives nothing of any check before it is taken into service: booting
+  reads its hello, then asks it to warm up (``grader.sandbox.worker.warm_up``: torch's
+  lazy imports, paid before any call so no call's deadline is charged for them). So it
+  has seen no input of any check, and the order the judge runs checks in (visible ones
+  first, see ``grader.judge.plugin.visible_first``) means the same whatever phase a
+  spare was booted in.
 - Spares are booted only after a loss, never for an honest grading, and never
   again once the client has stopped them (the file does not import: no worker
   will be wanted).
@@ -86,8 +88,10 @@ class Booting(Generic[W]):
 class Spares(Generic[W]):
     """Spare workers for one sandbox, and the threads that close lost ones. Thread-safe."""
 
-    def __init__(self, boot: Callable[[], W], close: Callable[[W], None], *, count: int = SPARES):
+    def __init__(self, boot: Callable[[], W], close: Callable[[W], None], *, count: int = SPARES,
+                 boot_first: Callable[[], W] | None = None):
         self._boot = boot
+        self._boot_first = boot_first or boot  # the sandbox's first worker: not a spare
         self._close = close
         self.count = count
         self._lock = threading.Lock()
@@ -98,7 +102,7 @@ class Spares(Generic[W]):
     def boot(self) -> Booting[W]:
         """Start one worker for the caller (not a spare): the sandbox's first, booting while pytest collects."""
         with self._lock:
-            booting = Booting(self._boot, self.retire)
+            booting = Booting(self._boot_first, self.retire)
             self._threads.append(booting)
             return booting
 

@@ -4,10 +4,11 @@ Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
 probe returned, the candidate's exception, or why there is no answer at all
 (timeout, crash, protocol violation), plus output and timing. The sandbox
 restarts after a crash or timeout so one bad call fails one check, not the rest;
-the replacement is a spare booted ahead (``grader.sandbox.booting``), and once a
-call has timed out the later ones get a shorter deadline
-(``grader.sandbox.deadlines``), so a file that hangs on every call costs seconds
-per check, not the full deadline plus a container start.
+the replacement is a spare booted ahead (``grader.sandbox.booting``). Deadlines are
+charged to the sandbox's own clocks (``grader.sandbox.deadlines``: its CPU time, read
+from outside by ``grader.sandbox.accounting``, with a wall-clock ceiling), and once a
+call has timed out the later ones get a shorter deadline, so a file that hangs on
+every call costs seconds per check, not the full deadline plus a container start.
 An import that raises, crashes or hangs (under the full deadline) is remembered: every
 later call fails the same way at once instead of restarting the container for each
 check. A reply larger
@@ -27,13 +28,14 @@ from typing import Any, Callable
 from grader import protocol
 from grader.errors import GraderError
 from grader.sandbox.booting import SPARES, Booting, Spares
-from grader.sandbox.deadlines import CallDeadlines, Deadline, machine_load_factor
+from grader.sandbox.accounting import Meter, NoMeter, deadline_warnings
+from grader.sandbox.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
 from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 from grader.sandbox.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
 
 class Failure(str, Enum):
-    TIMEOUT = "timeout"  # the call ran past its wall-clock deadline; the worker was killed
+    TIMEOUT = "timeout"  # the call ran past its deadline (CPU budget or wall-clock ceiling); the worker was killed
     CRASH = "crash"  # the worker died (os._exit, segfault, memory limit)
     PROTOCOL = "protocol"  # the channel carried something that is not a valid frame
     TOO_LARGE = "too_large"  # a reply announced more bytes than the exercise's cap; refused unread
@@ -55,6 +57,7 @@ class CallResult:
     received_bytes: int = 0  # the size of the reply frames, counted toward a check's result budget
     during_import: bool = False  # the worker said "importing" and never "imported": the file does not import
     deadline_s: float = 0.0  # the deadline this call ran under (shortened after an earlier timeout); 0: it did not run
+    timed_out_by: Clock | None = None  # a timeout: which clock ended it (CPU budget, wall-clock ceiling, hard limit)
 
     @property
     def ok(self) -> bool:
@@ -75,6 +78,11 @@ class Transport:
         """Why the worker ended (exit code, OOM...), asked after it died."""
         return "the worker exited"
 
+    def meter(self) -> Meter:
+        """The worker's own clocks, read from outside it (``grader.sandbox.accounting``); asked once, after
+        its hello. The default reads none: every deadline is then the wall clock's, and the report says so."""
+        return NoMeter("this sandbox transport reads no CPU time")
+
     def close(self) -> None:
         """Stop and remove the worker. Must be safe to call twice and after a crash."""
         raise NotImplementedError
@@ -82,34 +90,41 @@ class Transport:
 
 @dataclass
 class Worker:
-    """A started worker that has greeted: its transport and what its hello said."""
+    """A started worker that has greeted: its transport, what its hello said, and its clocks."""
 
     transport: Transport
     hello: SandboxHello
+    meter: Meter
 
 
 class Sandbox:
     """Calls probes in a worker started by ``start_transport``; replaces it after a failure.
 
     Call deadlines come from :class:`~grader.sandbox.deadlines.CallDeadlines` (shortened
-    once a call has timed out); replacement workers from
-    :class:`~grader.sandbox.booting.Spares` (booted ahead once one is lost).
+    once a call has timed out) and are watched on each worker's own clocks
+    (:class:`~grader.sandbox.deadlines.CallClock`); replacement workers from
+    :class:`~grader.sandbox.booting.Spares` (booted ahead once one is lost). ``cpus`` is
+    the sandbox's CPU share: a call's CPU budget is its deadline times it. ``clock`` is
+    the monotonic clock transports wait on (injected by tests).
     """
 
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
-                 call_timeout_after_timeout_s: float = 1.0, start_timeout_s: float = 120.0,
+                 call_timeout_after_timeout_s: float = 1.0, cpus: float = 1.0, start_timeout_s: float = 120.0,
                  max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
-                 sweep: Callable[[], object] | None = None, load: Callable[[], float] = machine_load_factor):
+                 sweep: Callable[[], object] | None = None, clock: Callable[[], float] = time.monotonic):
         self._start_transport = start_transport
         self._sweep = sweep
+        self._clock = clock
         self.call_timeout_s = call_timeout_s
         self.max_frame_bytes = max_frame_bytes
         self.start_timeout_s = start_timeout_s
         self.hello: SandboxHello | None = None
         self.starts = 0  # workers taken into service (a spare closed unused is not counted)
+        #: Why some deadline could not be charged to the sandbox's own clocks (for the report), once each.
+        self.deadline_warnings: list[str] = []
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
-                                        load=load)
-        self._spares: Spares[Worker] = Spares(self._boot, _close_worker, count=spares)
+                                        cpus=cpus)
+        self._spares: Spares[Worker] = Spares(self._boot_spare, _close_worker, count=spares, boot_first=self._boot)
         self._worker: Worker | None = None
         self._import_failure: CallResult | None = None
         self._next_id = 0
@@ -127,18 +142,33 @@ class Sandbox:
         """Start a worker and read its hello; on any failure it is closed before the error goes up."""
         transport = self._start_transport()
         try:
-            deadline = time.monotonic() + self.start_timeout_s
+            deadline = self._clock() + self.start_timeout_s
             hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
             if hello.get("type") == "fatal":
                 raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
             if hello.get("type") != "hello":  # the sandbox's words are not repeated: it chose them
                 raise protocol.ProtocolError("the worker's first message was not its hello")
-            return Worker(transport, read_hello(hello))
+            return Worker(transport, read_hello(hello), _meter_of(transport))
         except MalformedSelfReport as e:  # untrusted data of the wrong shape: this sandbox cannot grade
             transport.close()
             raise SandboxStartError(str(e)) from None
         except BaseException:
             transport.close()
+            raise
+
+    def _boot_spare(self) -> Worker:
+        """A worker to replace a lost one, warmed up (``grader.sandbox.worker.warm_up``) before it is ready:
+        the calls after a loss may run under the shortened deadline, and torch's lazy imports are no call's."""
+        worker = self._boot()
+        try:
+            deadline = self._clock() + self.start_timeout_s
+            worker.transport.send(protocol.encode({"type": "warm"}))
+            reply = protocol.read_frame(lambda n: worker.transport.read(n, deadline), self.max_frame_bytes)
+            if reply.get("type") != "warmed":
+                raise protocol.ProtocolError(f"expected warmed from the worker, got {reply.get('type')!r}")
+            return worker
+        except BaseException:
+            worker.transport.close()
             raise
 
     def ensure_started(self) -> None:
@@ -160,11 +190,15 @@ class Sandbox:
             return
         first, self._first = self._first, None
         try:
-            worker = first.result() if first is not None else (self._spare() or self._boot())
+            worker = first.result() if first is not None else (
+                self._spare() or (self._boot_spare() if self.starts else self._boot()))
         except BaseException as e:
             raise SandboxStartError(_describe_start_error(e)) from e
         self._worker, self.hello = worker, worker.hello
         self.starts += 1
+        for warning in deadline_warnings(worker.meter):
+            if warning not in self.deadline_warnings:
+                self.deadline_warnings.append(warning)
 
     def _spare(self) -> Worker | None:
         """A spare booted ahead, or None. One that failed to boot is forgotten: a fresh start says why."""
@@ -220,26 +254,44 @@ class Sandbox:
         if self._import_failure is not None:
             cached = self._import_failure
             return CallResult(probe, error=cached.error, failure=cached.failure, failure_message=cached.failure_message,
-                              during_import=True)
+                              during_import=True, timed_out_by=cached.timed_out_by)
         self.ensure_started()
-        transport = self._worker.transport
+        transport, meter = self._worker.transport, self._worker.meter
         self._next_id += 1
         call_id = self._next_id
         frame = protocol.encode({"type": "call", "id": call_id, "probe": probe, "args": args, "kwargs": kwargs})
-        started = time.monotonic()
-        ends = started + deadline.seconds
+        begun = self._sample(meter)
+        watch = CallClock(deadline, begun, meter.cpu_rate)
+        look = begun.wall_s + watch.next_look(begun)  # when to read the clocks next, if no answer comes first
         importing = False
         received = 0
 
+        def check_clocks() -> None:
+            """Raise :class:`_Expired` if a clock says the call is over; else set when to look again."""
+            nonlocal look
+            now = self._sample(meter)
+            expiry = watch.expired(now)
+            if expiry is not None:
+                raise _Expired(expiry)
+            look = now.wall_s + watch.next_look(now)
+
         def read(n: int) -> bytes:
             nonlocal received
-            data = transport.read(n, ends)
-            received += len(data)
-            return data
+            while True:
+                try:
+                    data = transport.read(n, look)
+                except TimeoutError:  # no answer yet: read the clocks, then wait again
+                    check_clocks()
+                    continue
+                received += len(data)
+                if self._clock() >= look:  # a sandbox that trickles bytes is on the same clocks
+                    check_clocks()
+                return data
 
-        def fail(failure: Failure, message: str, *, hung_import: bool | None = None) -> CallResult:
+        def fail(failure: Failure, message: str, *, hung_import: bool | None = None,
+                 by: Clock | None = None) -> CallResult:
             return self._fail(probe, failure, message, importing if hung_import is None else hung_import,
-                              started, deadline)
+                              begun.wall_s, deadline, by)
 
         try:
             transport.send(frame)
@@ -249,12 +301,12 @@ class Sandbox:
                     importing = reply["type"] == "importing"
                     continue
                 break
-        except TimeoutError:
-            self._deadlines.timed_out()
-            said = deadline.describe(" while importing the submission" if importing else "")
+        except _Expired as e:
+            self._deadlines.timed_out(deadline)
+            said = deadline.describe(" while importing the submission" if importing else "") + e.expiry.describe()
             # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
             return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",
-                        hung_import=importing and not deadline.shortened)
+                        hung_import=importing and not deadline.shortened, by=e.expiry.clock)
         except (EOFError, ConnectionError, OSError):
             reason = transport.exit_reason()
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
@@ -269,8 +321,7 @@ class Sandbox:
             return fail(Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}")
         if reply.get("type") != "result" or reply.get("id") != call_id:
             return fail(Failure.PROTOCOL, f"expected the result of call {call_id}, got another message")
-        elapsed = time.monotonic() - started
-        self._deadlines.answered(elapsed)
+        elapsed = self._clock() - begun.wall_s
         result = _result_from_reply(probe, reply, elapsed)
         result.received_bytes = received
         result.deadline_s = deadline.seconds
@@ -279,14 +330,38 @@ class Sandbox:
             self._spares.stop()
         return result
 
+    def _sample(self, meter: Meter) -> Sample:
+        """The clocks now: the monotonic one, and the worker's counters (None where unreadable)."""
+        try:
+            cpu, waited = meter.sample()
+        except Exception:  # a meter never raises; if one did, this call is timed by the wall clock
+            cpu = waited = None
+        return Sample(self._clock(), cpu, waited)
+
     def _fail(self, probe: str, failure: Failure, message: str, hung_import: bool, started: float,
-              deadline: Deadline) -> CallResult:
-        result = CallResult(probe, failure=failure, failure_message=message,
-                            duration_s=time.monotonic() - started, deadline_s=deadline.seconds)
+              deadline: Deadline, by: Clock | None = None) -> CallResult:
+        result = CallResult(probe, failure=failure, failure_message=message, duration_s=self._clock() - started,
+                            deadline_s=deadline.seconds, timed_out_by=by)
         if hung_import:
             result.during_import, self._import_failure = True, result
         self._lose_worker()  # the next call gets a spare, or a fresh worker
         return result
+
+
+class _Expired(Exception):
+    """A clock of the call's deadline ran out (raised inside the frame reader, caught by the call)."""
+
+    def __init__(self, expiry: Expiry):
+        super().__init__(expiry.clock.value)
+        self.expiry = expiry
+
+
+def _meter_of(transport: Transport) -> Meter:
+    """The transport's meter; one that fails to make one leaves the worker on the wall clock, said why."""
+    try:
+        return transport.meter()
+    except Exception as e:
+        return NoMeter(f"the sandbox's clocks could not be found ({type(e).__name__})")
 
 
 def _close_worker(worker: Worker) -> None:

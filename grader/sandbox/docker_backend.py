@@ -4,6 +4,14 @@ Kept thin on purpose (like docker-py's ``api/`` layer): ``container_kwargs`` is 
 pure function of the limits, so every limit is unit-tested without an engine;
 ``DockerTransport`` only moves bytes; ``reap`` removes containers a dead grader
 left behind, found by label.
+
+The sandbox pays for what it writes: its containers log nothing on the host (log
+driver ``none``: a write to ``/proc/1/fd/2`` once filled the engine's JSON log at
+100 MB/s, on the engine's CPU), and both of its streams come to the judge over the
+attach socket, where anything that is not the protocol (stdout) is counted, dropped
+and capped at :data:`STRAY_CAP`: past it the call fails as a protocol violation and
+the container goes. The engine holds about a megabyte per stream for a reader that
+is not reading, then the writer inside the container blocks.
 """
 
 from __future__ import annotations
@@ -14,7 +22,9 @@ import socket
 import struct
 import time
 
+from grader import protocol
 from grader.exercise import Limits
+from grader.sandbox.accounting import Meter, NoMeter, cgroup_meter
 from grader.sandbox.client import Transport
 from grader.sandbox.gpu import GpuRequest, gpu_start_error
 from grader.sandbox.staging import Staged, worker_argv
@@ -22,6 +32,10 @@ from grader.sandbox.staging import Staged, worker_argv
 MOUNT_POINT = "/sandbox"
 LABEL = "grader.managed"
 _STREAM_HEADER = struct.Struct(">BxxxI")
+
+#: Bytes a container may write outside the protocol (to its stderr) before the call fails. The worker points
+#: fds 1 and 2 at its capture file before anything else runs, so an honest sandbox writes none.
+STRAY_CAP = 64 * 1024
 
 
 #: Set it (a batch's name, a CI job) and every sandbox container carries it as the label ``grader.tag``:
@@ -47,7 +61,7 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
                      kernels: dict[str, list[str]] | None = None) -> dict:
     """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
     mb = 1024 * 1024
-    from docker.types import Ulimit
+    from docker.types import LogConfig, Ulimit
 
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
     lifetime = int(limits.grading_timeout_s) + 60
@@ -74,6 +88,7 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
                      "OMP_NUM_THREADS": str(max(1, int(limits.cpus)))},
         working_dir="/tmp",
         labels=labels_for(grading_id),
+        log_config=LogConfig(type=LogConfig.types.NONE),  # nothing it writes is kept on the host
         detach=True,
         runtime=runtime,  # runc, or runsc (gVisor): see grader/sandbox/oci_runtime.py
     )
@@ -83,11 +98,12 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
 
 
 class DockerTransport(Transport):
-    """Frames over the container's attach socket; stdout arrives in 8-byte-header chunks.
+    """Frames over the container's attach socket; stdout and stderr arrive in 8-byte-header chunks.
 
     Bytes go from the socket straight to the reader: a stream chunk is consumed as it
     is asked for (``_left`` says how much of it remains), never gathered whole first,
     so the judge holds no copy of a frame beside the one the protocol reads into.
+    Stdout is the protocol; a chunk of any other stream is read, counted and dropped.
     """
 
     def __init__(self, client, container, sock):
@@ -97,6 +113,7 @@ class DockerTransport(Transport):
         self._sock = sock._sock
         self._stream = 0  # the stream (1 = stdout) of the chunk being read
         self._left = 0  # bytes of that chunk not read yet
+        self.stray_bytes = 0  # bytes received on streams other than stdout, dropped unread
         self._closed = False
 
     def send(self, data: bytes) -> None:
@@ -129,8 +146,23 @@ class DockerTransport(Transport):
             if not data:
                 return b""
             self._left -= len(data)
-            if self._stream == 1:  # stdout is the protocol; stderr is never attached
+            if self._stream == 1:  # stdout is the protocol
                 return data
+            self.stray_bytes += len(data)
+            if self.stray_bytes > STRAY_CAP:
+                raise protocol.ProtocolError(
+                    f"the sandbox wrote more than {STRAY_CAP // 1024} KB outside the protocol channel (to the "
+                    "container's stderr, where no candidate output goes)")
+
+    def meter(self) -> Meter:
+        """The container's cgroup clocks (``grader.sandbox.accounting``), found from its first process."""
+        try:
+            self.container.reload()
+            pid = self.container.attrs.get("State", {}).get("Pid") or None
+            nano = self.container.attrs.get("HostConfig", {}).get("NanoCpus") or 0
+        except Exception as e:
+            return NoMeter(f"the container could not be inspected ({type(e).__name__})")
+        return cgroup_meter(self.container.id, pid, cpu_rate=nano / 1e9 if nano else float(os.cpu_count() or 1))
 
     def exit_reason(self) -> str:
         try:
@@ -171,7 +203,7 @@ def docker_starter(client, kwargs: dict):
     def start() -> DockerTransport:
         container = client.containers.create(**kwargs)
         try:
-            sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 0, "stream": 1})
+            sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             container.start()
         except BaseException as e:
             container.remove(force=True)

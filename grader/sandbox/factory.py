@@ -73,6 +73,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         sweep = lambda: docker_backend.reap(client, grading_id=grading_id)  # noqa: E731
     return Sandbox(start, call_timeout_s=limits.call_timeout_s,
                    call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,
+                   cpus=limits.cpus,
                    max_frame_bytes=limits.result_mb * 1024 * 1024,
                    sweep=sweep), info
 

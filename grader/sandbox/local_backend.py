@@ -1,9 +1,10 @@
 """The local sandbox: the same worker in a subprocess with rlimits. NOT isolated.
 
 For practising without Docker. It applies what the OS offers (address space,
-CPU time, file size, open files) and the grader's wall-clock deadlines, but the
-candidate's code runs as you, with your files and network. It says so on every
-report it produces, and names each limit it could not put in force.
+CPU time, file size, open files) and the grader's call deadlines (charged to the
+worker's session, its children included, where /proc shows them; the wall clock
+elsewhere), but the candidate's code runs as you, with your files and network. It
+says so on every report it produces, and names each limit it could not put in force.
 
 It can give the worker a GPU (``--gpus``, with a CUDA build of torch): the plan
 (:func:`grader.sandbox.gpu.plan_gpus`) names the environment passed on, and the
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from grader import processes
 from grader.exercise import Limits
 from grader.sandbox import memory_watch
+from grader.sandbox.accounting import Meter, session_meter
 from grader.sandbox.client import Transport
 from grader.sandbox.gpu import LocalGpuSetup
 from grader.sandbox.staging import Staged, worker_argv
@@ -188,6 +190,10 @@ class LocalTransport(Transport):
             except ValueError:
                 return f"killed by signal {-code}"
         return f"exit code {code}"
+
+    def meter(self) -> Meter:
+        """The worker's session's CPU time and run delays from /proc: its children are charged too."""
+        return session_meter(self.proc.pid, cpu_rate=float(os.cpu_count() or 1))
 
     def close(self) -> None:
         self._closing.set()

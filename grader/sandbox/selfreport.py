@@ -89,4 +89,6 @@ class SandboxSummary(BaseModel):
     limits_unavailable: dict[str, str] = Field(default_factory=dict,
                                                description="local: limits this platform cannot set, and why")
     starts: int = Field(default=0, ge=0, description="workers taken into service")
+    deadline_warnings: list[str] = Field(default_factory=list, description="why some call deadline could not be "
+                                         "charged to the sandbox's own clocks (grader.sandbox.accounting)")
     hello: SandboxHello | None = Field(default=None, description="None: no worker ever greeted")

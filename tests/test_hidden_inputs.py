@@ -131,12 +131,11 @@ def test_a_forged_hit_or_tampering_text_never_reaches_a_candidate(forged, audien
     assert "seen:" not in text and "tripwire was switched off" not in text
 
 
-def test_forged_replies_are_protocol_failures_named_by_the_judge(forged):
-    """The panel's report holds no word of the forgery either: hits are named from the exercise's list."""
-    assert forged.graded
+def test_the_forgery_never_runs_and_the_panel_holds_no_word_of_it(forged):
+    """The forging file reaches into the worker to write its replies, which leaves the language subset: the judge
+    refuses it from its source and no sandbox opens. (The sandbox's half, hits read as indices the judge names and
+    any other reply a protocol failure, is proven on its own in test_sandbox_client.)"""
+    assert forged.graded and forged.violations and all(c.not_run for c in forged.checks)
     panel = forged.to_json()
     assert "seen:" not in panel and "tripwire was switched off" not in panel
-    assert all(h.api == "torch.mul" for h in forged.forbidden)  # only the judge's own static finding, if any
     assert not [f for f in forged.findings if f.how == "runtime"]
-    forged_calls = [c for c in forged.checks if "report of forbidden API calls" in c.message]
-    assert forged_calls and all(c.status is Status.ERROR or c.score == 0 for c in forged_calls)

@@ -27,7 +27,7 @@ EXPECTED = {
     "vars_lookup.py": ("attention", {(V.BUILTIN, 9), (V.MODULE_VALUE, 9)}),
     "computed_name.py": ("attention", {(V.MODULE_VALUE, 10)}),
     "blind_tripwire.py": (TOY, {(V.IMPORT, 4), (V.MEMBER, 8), (V.MODULE_VALUE, 12)}),
-    "pop_the_watch.py": (TOY, {(V.MODULE_VALUE, 10), (V.MODULE_VALUE, 11), (V.DUNDER, 12)}),
+    "pop_the_watch.py": (TOY, {(V.MODULE_VALUE, 11), (V.MODULE_VALUE, 12), (V.DUNDER, 13)}),
     "ddp_setprofile.py": ("ddp_step", {(V.IMPORT, 51), (V.MEMBER, 53)}),
     "ddp_blind_watch.py": ("ddp_step", {(V.MODULE_VALUE, 52), (V.MODULE_VALUE, 54), (V.DUNDER, 55)}),
 }

@@ -42,7 +42,7 @@ def test_the_tie_rule_finds_a_check_and_a_mutant_that_do_not_exist(scratch):
     path = write_guide(scratch, GOOD.replace('mutants = ["m"]', 'mutants = ["no_such_mutant"]')
                        .replace('checks = ["test_a"]', 'checks = ["test_no_such_check"]'))
     found = guide_ties(Folder(scratch, SOLUTIONS_DIR))
-    assert [(f.rule, f.file, f.line) for f in found] == [(Rule.GUIDE_TIES, path, 2), (Rule.GUIDE_TIES, path, 8)]
+    assert [(f.rule, f.file, f.line) for f in found] == [(Rule.GUIDE_TIES, path, 3), (Rule.GUIDE_TIES, path, 9)]  # the asks
     assert "no check 'test_no_such_check' in checks/" in found[0].message
     assert "no mutant 'no_such_mutant' in solutions/attention/mutants|more_mutants" in found[1].message
 

@@ -112,7 +112,8 @@ def table_holds(folder: Folder) -> list[Finding]:
         at = lines.get(quote)
         found = [p for p in paragraphs if flat(quote) in p.text]
         if len(found) != 1:
-            where = "no paragraph" if not found else f"{len(found)} paragraphs (lines {', '.join(str(p.line) for p in found)})"
+            lines_of = ", ".join(str(p.line) for p in found)
+            where = "no paragraph" if not found else f"{len(found)} paragraphs (lines {lines_of})"
             out.append(Finding(Rule.CONTRACT_QUOTE, path, f"{quote!r} is in {where} of the prompt, not exactly one: "
                                "quote words that stand in one paragraph of README.md as it is now (outside Example "
                                "and Trying it).", line=at))

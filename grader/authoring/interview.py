@@ -34,11 +34,15 @@ def _guide(folder: Folder) -> Guide | None:
 
 
 def _question_lines(folder: Folder) -> list[int]:
+    """Each question's line: its ``ask =`` (what an author looks for), else its ``[[question]]`` header."""
     try:
-        text = guide_path(folder.exercise).read_text(encoding="utf-8")
+        lines = guide_path(folder.exercise).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return []
-    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[question]]"]
+    headers = [n for n, line in enumerate(lines, 1) if line.strip() == "[[question]]"]
+    ends = [*headers[1:], len(lines) + 1]
+    return [next((n for n in range(start, end) if lines[n - 1].lstrip().startswith("ask")), start)
+            for start, end in zip(headers, ends)]
 
 
 def _at(lines: list[int], n: int) -> int | None:
@@ -47,7 +51,8 @@ def _at(lines: list[int], n: int) -> int | None:
 
 
 def mutant_names(folder: Folder) -> set[str]:
-    return {p.stem for sub in MUTANT_FOLDERS for p in (folder.solutions / sub).glob("*") if p.suffix in (".py", ".diff")}
+    return {p.stem for sub in MUTANT_FOLDERS for p in (folder.solutions / sub).glob("*")
+            if p.suffix in (".py", ".diff")}
 
 
 def guide_readable(folder: Folder) -> list[Finding]:

@@ -1,4 +1,4 @@
-"""The judge's source audit on the exercise's own files: no false alarm on an honest file, every forbidden mutant caught.
+"""The judge's source audit on the author's own files: no false alarm on an honest one, each forbidden mutant caught.
 
 The judge decides from a file's source what it may run (``grader.judge.audit``): the
 exercise's language subset, and its forbidden APIs. The same audit, on the files an author

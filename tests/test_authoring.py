@@ -354,3 +354,11 @@ def test_record_skips_the_record_rules_it_is_about_to_rewrite(root, monkeypatch)
 def test_rules_only_does_not_go_with_grading_options(root):
     r = _validate(root, "--rules", "only", "--record")
     assert r.exit_code == 2 and "--rules only reads the exercises' files and grades nothing" in r.output
+
+
+def test_what_a_finding_quotes_from_the_folder_is_printed_as_text(root):
+    """A paragraph quoted in a finding is the author's text: rich markup and control characters stay visible."""
+    _edit(README, "- `torch.mul` may", "- [bold]Fast[/bold] \x1b[31mred\n- `torch.mul` may")(root)
+    r = _validate(root, "--rules", "only")
+    assert r.exit_code == 4, r.output
+    assert "[bold]Fast[/bold] \\x1b[31mred" in r.output and "\x1b" not in r.output

@@ -43,6 +43,5 @@ def new(name, exercise_root, solutions_root):
     console.print(Text("\nNext:", style="bold"))
     for step in [shlex.join(validate) + "   # the authoring rules; reference and variants full marks, stub 0, "
                  "every mutant caught",
-                 f"then replace the contract in {made.exercise_dir / 'README.md'}, following AUTHORING.md",
-                 shlex.join([*validate, "--more", "--record"]) + "   # once it validates: writes mistakes.json"]:
+                 f"then replace the contract in {made.exercise_dir / 'README.md'}, following AUTHORING.md"]:
         console.print(Text(f"  {step}"))

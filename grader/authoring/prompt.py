@@ -55,7 +55,7 @@ def title(folder: Folder) -> list[Finding]:
 
 
 def first_section(folder: Folder) -> list[Finding]:
-    """The contract comes first: its ``## `` section starts by line 15, and shows the API."""
+    """The contract comes first: its ``## `` section starts by line 15."""
     lines = _lines(folder)
     if lines is None:
         return []

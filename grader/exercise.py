@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grader.errors import ExerciseError, UsageError, describe_invalid
-from grader.protocol import MAX_FRAME_BYTES
+from grader.wire.protocol import MAX_FRAME_BYTES
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import shown
 

@@ -248,7 +248,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     sandbox, hello = run.sandbox, run.sandbox.hello if run.sandbox is not None else None
     if sandbox is not None:
         env.image, env.image_id = sandbox.image, sandbox.image_id
-    if hello is not None:  # validated where it arrived (grader.sandbox.selfreport); versions made printable
+    if hello is not None:  # validated where it arrived (grader.wire.selfreport); versions made printable
         env.torch_version, env.python_version = _text(hello.torch), _text(hello.python)
         env.cuda_version, env.sandbox_gpus = _text(hello.cuda_version), hello.gpus
     try:

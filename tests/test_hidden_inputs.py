@@ -95,7 +95,7 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
     from grader.grading import _fill
     from grader.judge.audit import SourceAudit
     from grader.judge.runner import JudgeRun
-    from grader.judge.spec import CheckSpec
+    from grader.wire.spec import CheckSpec
     from grader.reports.model import Environment, Report, Visibility
 
     hidden_id = "test_secret.py::test_hidden_param[918273645]"

@@ -13,7 +13,7 @@ from grader.cli import main
 from grader.cli.show_cmd import split_code_blocks
 from grader.exercise import known_names, load_exercise
 from grader.practice import history
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.practice.catalog import CACHE_FOLDER, remember_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
 

@@ -140,7 +140,7 @@ def catalog_cache():
     """`grader list` collects every exercise's checks (a minute for 27): the walk-through's own exercise is
     collected for real; the others get a placeholder entry (test_practice_cli counts them for real)."""
     from grader.exercise import known_names, load_exercise
-    from grader.judge.spec import CheckSpec
+    from grader.wire.spec import CheckSpec
     from grader.practice.catalog import remember_checks
     from grader.reports.model import Visibility
 

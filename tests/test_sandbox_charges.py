@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import protocol
+from grader.wire import protocol
 from grader.exercise import load_exercise
 from grader.sandbox import image
 from grader.sandbox.client import Failure
@@ -140,7 +140,7 @@ def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     from grader.judge.runner import JudgeRun
     from grader.reports.model import Environment, Report
     from grader.sandbox.accounting import NoMeter, deadline_warnings
-    from grader.sandbox.selfreport import SandboxSummary
+    from grader.wire.selfreport import SandboxSummary
 
     said = deadline_warnings(NoMeter("the container's CPU accounting was not found (a rootless engine)"))
     run = JudgeRun(infra="the engine went away", sandbox=SandboxSummary(sandbox="docker", deadline_warnings=said))

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grader.exercise import Limits
-from grader.protocol import Opaque
+from grader.wire.protocol import Opaque
 from grader.sandbox.client import Failure, Sandbox
 from grader.sandbox.local_backend import local_starter
 from grader.sandbox.staging import stage

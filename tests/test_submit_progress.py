@@ -21,7 +21,7 @@ from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
 from grader.grading import grade
 from grader.judge.live import Collected, EventTail, Finished, Started
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.practice import history
 from grader.reports.model import Status, Visibility
 

@@ -53,7 +53,7 @@ _EXPORTS = {
     "Tolerances": "grader.judge.tolerance",
     "expect_equal": "grader.judge.trees",
     "first_difference": "grader.judge.trees",
-    "Opaque": "grader.protocol",
+    "Opaque": "grader.wire.protocol",
     "weights_only_refusal": "grader.judge.weights_only",
 }
 

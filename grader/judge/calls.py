@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.sandbox.client import CallResult, Failure
-from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
+from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 
 class CandidateError(Exception):

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.reports.model import Status
 
 

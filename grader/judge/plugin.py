@@ -37,11 +37,11 @@ from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
 from grader.judge.calls import GUARD_ERROR, CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.sandbox.client import SandboxStartError
-from grader.sandbox.selfreport import SandboxSummary
+from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
 
 MARKERS = [
@@ -249,7 +249,7 @@ class GraderPlugin:
 
             try:
                 self.box.ensure_started()
-                hello = self.box.hello  # validated when it arrived (grader.sandbox.selfreport)
+                hello = self.box.hello  # validated when it arrived (grader.wire.selfreport)
                 reason = gpu_skip_reason(policy, hello.gpus, requested=self.gpus_requested,
                                          cuda_version=_text(hello.cuda_version), torch_version=_text(hello.torch))
             except (GraderError, SandboxStartError) as e:

@@ -26,9 +26,9 @@ from pydantic import ValidationError
 
 from grader.errors import describe_invalid
 from grader.judge import live, warm
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
-from grader.sandbox.selfreport import SandboxSummary
+from grader.wire.selfreport import SandboxSummary
 
 
 #: How often a judge with a listener (``on_event``) is looked at for new events, in seconds.

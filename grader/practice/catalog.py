@@ -19,7 +19,7 @@ from grader.atomic import atomic_write
 from grader.errors import GraderError
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.judge.runner import run_checks
-from grader.judge.spec import CheckSpec
+from grader.wire.spec import CheckSpec
 from grader.practice.datadir import data_dir
 from grader.reports.model import Visibility
 

@@ -1,7 +1,7 @@
 """The sandbox zone: where candidate code runs, and the transports that reach it.
 
 - ``worker``: the process inside the sandbox. It imports only the standard
-  library, torch and ``grader.protocol``, and is mounted read-only into a bare
+  library, torch and ``grader.wire.protocol``, and is mounted read-only into a bare
   runtime image, so nothing else of the grader may be imported from it.
 - ``probekit``: what exercises' probes share, staged beside the worker under the same
   rule (the standard library, torch and the sandbox-side modules only); the judge

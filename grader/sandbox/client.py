@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
 
-from grader import protocol
+from grader.wire import protocol
 from grader.errors import GraderError
 from grader.sandbox.booting import SPARES, Booting, Spares
 from grader.sandbox.accounting import Meter, NoMeter, deadline_warnings
 from grader.sandbox.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
-from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
-from grader.sandbox.selfreport import MalformedSelfReport, SandboxHello, read_hello
+from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
+from grader.wire.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
 
 class Failure(str, Enum):
@@ -389,7 +389,7 @@ def _as_text(value, limit: int) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
-#: More forbidden APIs than any exercise lists (``grader.sandbox.selfreport.MAX_ITEMS``).
+#: More forbidden APIs than any exercise lists (``grader.wire.selfreport.MAX_ITEMS``).
 _MAX_API_INDEX = 200
 
 

@@ -22,7 +22,7 @@ import socket
 import struct
 import time
 
-from grader import protocol
+from grader.wire import protocol
 from grader.exercise import Limits
 from grader.sandbox.accounting import Meter, NoMeter, cgroup_meter
 from grader.sandbox.client import Transport

@@ -103,7 +103,7 @@ def plan_rlimits(limits: Limits, *, gpu: bool = False) -> RlimitPlan:
     return RlimitPlan(wanted, unavailable, watch_mb)
 
 
-#: The judge's words for the worker's reasons (``grader.sandbox.selfreport.LIMIT_REFUSALS``).
+#: The judge's words for the worker's reasons (``grader.wire.selfreport.LIMIT_REFUSALS``).
 REFUSAL_WORDS = {"refused": "the operating system refused it inside the worker",
                  "unknown": "the worker's platform has no such limit",
                  "unsupported": "the worker's platform has no `resource` module"}
@@ -112,7 +112,7 @@ REFUSAL_WORDS = {"refused": "the operating system refused it inside the worker",
 def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -> list[str]:
     """One report warning per limit not in force: ``unavailable`` on this platform (the host's plan), or
     ``refused`` inside the worker (its hello's ``rlimits_failed``: a limit name and one word of
-    ``LIMIT_REFUSALS``, validated by ``grader.sandbox.selfreport``, worded here)."""
+    ``LIMIT_REFUSALS``, validated by ``grader.wire.selfreport``, worded here)."""
     missing = {**unavailable, **{name: REFUSAL_WORDS.get(why, "not applied") for name, why in refused.items()}}
     return [f"local sandbox: no {LIMIT_WORDS.get(name, name)} limit here ({name}: {why}); "
             "the wall-clock deadlines still apply" for name, why in sorted(missing.items())]

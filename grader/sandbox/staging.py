@@ -5,7 +5,8 @@ touched, and is mounted read-only) with this layout, which is also what the
 container sees under ``/sandbox``::
 
     lib/grader/__init__.py            empty
-    lib/grader/protocol.py
+    lib/grader/wire/__init__.py       empty
+    lib/grader/wire/protocol.py       the framed protocol (grader.wire.protocol)
     lib/grader/sandbox/__init__.py    empty
     lib/grader/sandbox/worker.py
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
@@ -55,7 +56,8 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
     dest.mkdir(parents=True, exist_ok=True)
     files = {
         "lib/grader/__init__.py": None,
-        "lib/grader/protocol.py": _PACKAGE / "protocol.py",
+        "lib/grader/wire/__init__.py": None,
+        "lib/grader/wire/protocol.py": _PACKAGE / "wire" / "protocol.py",
         "lib/grader/sandbox/__init__.py": None,
         "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
         "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",

@@ -47,9 +47,9 @@ def removal_alone(apis: list[str], kernels: dict, folder: str) -> tuple[float, i
 
 
 def sandbox_start(ex, forbidden: list[str], kernels: dict, tmp: Path, n: int) -> float:
-    from grader.sandbox.client import Sandbox
-    from grader.sandbox.local_backend import local_starter
-    from grader.sandbox.staging import stage
+    from grader.backends.client import Sandbox
+    from grader.backends.local_backend import local_starter
+    from grader.backends.staging import stage
 
     staged = stage(probes=ex.probes, submission=ex.stub, module_name=ex.module_name, dest=tmp / f"stage{n}",
                    shared=ex.shared)

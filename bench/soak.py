@@ -56,7 +56,7 @@ def children() -> int:
 def containers(sandbox: str) -> int:
     if sandbox != "docker":
         return 0
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     client = engine.connect(timeout=10)
     try:

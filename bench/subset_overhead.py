@@ -52,7 +52,7 @@ def main() -> None:
     from grader.judge.audit import audit_exercise_file
     from grader.judge.audit.guard import guard_lists
     from grader.sandbox import restricted
-    from grader.sandbox.staging import stage
+    from grader.backends.staging import stage
     from grader.validation import all_exercise_names
 
     print(f"import torch: {torch_s:.2f} s (paid by any audit, before and after the subset)")

@@ -26,9 +26,9 @@ from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
 from grader.reports.redact import split_params
-from grader.sandbox.choice import SandboxChoice, choose_sandbox
-from grader.sandbox.gpu import GpuPlan, GpuRequest, gpu_request, plan_gpus, version_from_hello as _text
-from grader.sandbox.oci_runtime import resolve_runtime
+from grader.backends.choice import SandboxChoice, choose_sandbox
+from grader.backends.gpu import GpuPlan, GpuRequest, gpu_request, plan_gpus, version_from_hello as _text
+from grader.backends.oci_runtime import resolve_runtime
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
@@ -99,7 +99,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     if gpu_warning:
         report.warnings.append(gpu_warning)
     if sandbox == "local":
-        from grader.sandbox.local_backend import NOT_ISOLATED
+        from grader.backends.local_backend import NOT_ISOLATED
 
         report.warnings.append(NOT_ISOLATED)
     if plan.local is not None:
@@ -131,7 +131,7 @@ def _gpu_plan(ex: Exercise, request: GpuRequest | None, kind: str, image: str | 
     """The grading's GPU plan, from what the chosen sandbox can do here (measured only when a GPU is asked for)."""
     caps = None
     if request is not None:
-        from grader.sandbox import gpu_probe
+        from grader.backends import gpu_probe
 
         caps = gpu_probe.measure_docker(image) if kind == "docker" else gpu_probe.local_capabilities()
     return plan_gpus(ex.config.exercise.gpu, request, caps)
@@ -258,7 +258,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     except Exception:
         pass
     if env.sandbox == "local" and sandbox is not None:
-        from grader.sandbox.local_backend import limit_warnings
+        from grader.backends.local_backend import limit_warnings
 
         report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
     if sandbox is not None:

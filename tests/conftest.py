@@ -76,7 +76,8 @@ def _unavailable(reason: str):
 def docker_client():
     """A connected docker client with the runtime image present."""
     from grader.errors import InfraError
-    from grader.sandbox import engine, image
+    from grader.backends import engine
+    from grader.sandbox import image
 
     try:
         client = engine.connect(timeout=10)
@@ -93,7 +94,8 @@ def gpu_sandbox() -> str:
     and the CUDA image is built, else the local sandbox when this Python's torch sees a GPU (a machine with a
     GPU and PyTorch but no Docker). Neither: the test fails, saying what to set up."""
     from grader.errors import InfraError
-    from grader.sandbox import engine, gpu_probe, image
+    from grader.backends import engine, gpu_probe
+    from grader.sandbox import image
     from grader.sandbox.flavor import Flavor
 
     if engine.engine_available():
@@ -175,7 +177,7 @@ def plant_container(docker_client):
     """Create (not start) a grader-labelled container as a grading owned by ``owner_pid`` would have;
     every one planted is removed when the test ends, whatever reaped it or not."""
     from grader.sandbox import image
-    from grader.sandbox.docker_backend import labels_for
+    from grader.backends.docker_backend import labels_for
 
     planted = []
 

@@ -188,7 +188,8 @@ def test_the_cli_refuses_an_unknown_runtime_name(tmp_path):
 
 
 def test_the_cli_checks_the_engine_knows_the_runtime_before_grading(subs, tmp_path, monkeypatch):
-    from grader.sandbox import engine, image
+    from grader.backends import engine
+    from grader.sandbox import image
 
     class Client:  # an engine with the image built and runc alone registered
         def info(self):

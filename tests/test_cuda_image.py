@@ -15,11 +15,11 @@ import pytest
 from grader.errors import InfraError
 from grader.exercise import GpuPolicy, Limits, load_exercise
 from grader.sandbox import image
-from grader.sandbox.client import Sandbox, SandboxStartError
-from grader.sandbox.docker_backend import docker_starter
+from grader.backends.client import Sandbox, SandboxStartError
+from grader.backends.docker_backend import docker_starter
 from grader.sandbox.flavor import Flavor, flavor_for
-from grader.sandbox.gpu import GpuRequest, gpu_skip_reason, gpu_start_error
-from grader.sandbox.oci_runtime import require_runtime
+from grader.backends.gpu import GpuRequest, gpu_skip_reason, gpu_start_error
+from grader.backends.oci_runtime import require_runtime
 
 SANDBOX = Path(__file__).resolve().parent.parent / "sandbox"
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -116,8 +116,8 @@ class _Client:
 
 
 def _open(monkeypatch, tmp_path, client, gpu):
-    from grader.sandbox import docker_backend, engine
-    from grader.sandbox.factory import open_sandbox
+    from grader.backends import docker_backend, engine
+    from grader.backends.factory import open_sandbox
 
     monkeypatch.setattr(engine, "connect", lambda *a, **k: client)
     monkeypatch.setattr(docker_backend, "reap", lambda *a, **k: 0)
@@ -144,7 +144,7 @@ def test_no_cuda_image_built_is_not_graded_and_says_how_to_build_it(monkeypatch,
 
 
 def _auto_with(monkeypatch, client, host=(1, "")):
-    from grader.sandbox import choice, engine, gpu_probe
+    from grader.backends import choice, engine, gpu_probe
 
     if client is not None:
         client.close = lambda: None

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import Limits
-from grader.sandbox.docker_backend import LABEL, container_kwargs, reap
-from grader.sandbox.gpu import GpuRequest
-from grader.sandbox.staging import Staged
+from grader.backends.docker_backend import LABEL, container_kwargs, reap
+from grader.backends.gpu import GpuRequest
+from grader.backends.staging import Staged
 from tests.conftest import tagged_containers
 
 
@@ -105,8 +105,8 @@ def test_closing_a_docker_sandbox_removes_any_container_of_its_grading_left_behi
     it by that label and removes it, so no container outlives the grading that made it."""
     from grader.exercise import load_exercise
     from grader.sandbox import image
-    from grader.sandbox.docker_backend import labels_for
-    from grader.sandbox.factory import open_sandbox
+    from grader.backends.docker_backend import labels_for
+    from grader.backends.factory import open_sandbox
 
     ex = load_exercise(Path(__file__).parent / "fixtures" / "toy")
     sandbox, _ = open_sandbox("docker", exercise=ex, submission=ex.stub, workdir=tmp_path, grading_id="swept-1")

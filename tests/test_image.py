@@ -247,7 +247,7 @@ def test_choose_base_explains_what_is_missing():
 
 def test_cli_without_engine_exits_infra_with_hint(monkeypatch):
     from grader.cli.sandbox_cmd import sandbox
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/grader-test.sock")
     with pytest.raises(InfraError, match="No Docker engine at unix:///nonexistent") as e:

@@ -3,9 +3,9 @@
 import pytest
 
 from grader.errors import InfraError, UsageError
-from grader.sandbox.docker_backend import container_kwargs
-from grader.sandbox.oci_runtime import require_runtime, resolve_runtime
-from grader.sandbox.staging import Staged
+from grader.backends.docker_backend import container_kwargs
+from grader.backends.oci_runtime import require_runtime, resolve_runtime
+from grader.backends.staging import Staged
 from grader.exercise import Limits
 
 

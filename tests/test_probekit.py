@@ -17,9 +17,9 @@ from grader.exercise import Limits
 from grader.judge.plugin import importable
 from grader.wire.protocol import Opaque
 from grader.sandbox import probekit
-from grader.sandbox.client import Sandbox
-from grader.sandbox.local_backend import local_starter
-from grader.sandbox.staging import stage
+from grader.backends.client import Sandbox
+from grader.backends.local_backend import local_starter
+from grader.backends.staging import stage
 
 PROBES = '''
 import torch

@@ -11,7 +11,7 @@ import pytest
 from grader.exercise import load_exercise
 from grader.judge.audit.guard import guard_lists
 from grader.sandbox import restricted
-from grader.sandbox.staging import stage
+from grader.backends.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 

@@ -11,7 +11,7 @@ import pytest
 from grader.errors import UsageError
 from grader.grading import grade
 from grader.sandbox import image as runtime_image
-from grader.sandbox.choice import SandboxChoice, choose_sandbox
+from grader.backends.choice import SandboxChoice, choose_sandbox
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 NO_ENGINE = "unix:///nonexistent/docker.sock"

@@ -8,9 +8,9 @@ import torch
 
 from grader.exercise import Limits
 from grader.wire.protocol import Opaque
-from grader.sandbox.client import Failure, Sandbox
-from grader.sandbox.local_backend import local_starter
-from grader.sandbox.staging import stage
+from grader.backends.client import Failure, Sandbox
+from grader.backends.local_backend import local_starter
+from grader.backends.staging import stage
 
 PROBES = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
 

@@ -16,11 +16,11 @@ import pytest
 
 from grader.wire import protocol
 from grader.reports.redact import without_probe_names
-from grader.sandbox.accounting import Meter
-from grader.sandbox.booting import Spares
-from grader.sandbox.client import Failure, Sandbox, Transport
-from grader.sandbox import deadlines as deadlines_module
-from grader.sandbox.deadlines import (GRACE_FRACTION, HARD_FACTOR, WALL_MARGIN, CallClock, CallDeadlines, Clock,
+from grader.backends.accounting import Meter
+from grader.backends.booting import Spares
+from grader.backends.client import Failure, Sandbox, Transport
+from grader.backends import deadlines as deadlines_module
+from grader.backends.deadlines import (GRACE_FRACTION, HARD_FACTOR, WALL_MARGIN, CallClock, CallDeadlines, Clock,
                                       Deadline, Sample)
 
 # ------------------------------------------------------------------ the deadline policy

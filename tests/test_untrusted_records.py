@@ -11,7 +11,7 @@ from grader.judge.expect import expect_raised
 from grader.judge.runner import JudgeRun, _read_events
 from grader.wire.spec import CheckSpec
 from grader.reports.model import Visibility
-from grader.sandbox.client import Sandbox, SandboxStartError, Transport
+from grader.backends.client import Sandbox, SandboxStartError, Transport
 from grader.wire.selfreport import MalformedSelfReport, read_hello
 
 HELLO = {"type": "hello", "torch": "2.13.0+cpu", "python": "3.12.3", "cuda": False, "cuda_version": None,

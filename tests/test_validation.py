@@ -140,7 +140,7 @@ def test_the_runtime_reaches_every_grading_and_each_report_records_it(monkeypatc
 
 def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
     from grader import validation
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     class Client:  # an engine that knows runc alone
         def info(self):
@@ -158,7 +158,7 @@ def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
     """Resolved once, from $GRADER_RUNTIME when --runtime is absent; the local sandbox has none."""
     from grader import validation
     from grader.cli import leftovers
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     class Client:
         def info(self):

@@ -17,7 +17,7 @@ from grader import validation
 from grader.cli import main
 from grader.exercise import load_exercise
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
-from grader.sandbox import gpu_probe
+from grader.backends import gpu_probe
 from grader.sandbox.flavor import Flavor
 from grader.validation import flavor_of_validation, validate_exercises
 

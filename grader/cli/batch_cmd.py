@@ -10,7 +10,7 @@ import click
 
 from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
 from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option
-from grader.sandbox.oci_runtime import resolve_runtime
+from grader.backends.oci_runtime import resolve_runtime
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import in_markup
 
@@ -104,8 +104,9 @@ def _exercises(catalog) -> dict:
 def _require_engine(runtime: str) -> None:
     """Fail before grading anything when Docker is down, the image is missing or the engine does not
     know ``runtime``: a batch of 'not graded' rows helps no one."""
-    from grader.sandbox import engine, image
-    from grader.sandbox.oci_runtime import require_runtime
+    from grader.backends import engine
+    from grader.sandbox import image
+    from grader.backends.oci_runtime import require_runtime
 
     client = engine.connect(timeout=10)
     if image.find_runtime_image(client) is None:
@@ -120,7 +121,7 @@ def _interrupted(runner, store, console) -> None:
     runner.close(cancel=True)
     killed = warm.kill_all()
     try:
-        from grader.sandbox import docker_backend, engine
+        from grader.backends import docker_backend, engine
 
         docker_backend.reap(engine.connect(timeout=10))
     except Exception:

@@ -23,7 +23,7 @@ import click
 
 from grader.cli.options import exercise_root_option, renamed
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
-from grader.sandbox.oci_runtime import RUNTIMES
+from grader.backends.oci_runtime import RUNTIMES
 from grader.untrusted import shown
 
 

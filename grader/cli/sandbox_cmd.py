@@ -39,7 +39,8 @@ def sandbox() -> None:
 def build(base: str, force: bool, cuda: bool) -> None:
     """Build the runtime image grader-runtime:<hash> (or, with --cuda, grader-runtime-cuda:<hash>), if it is not
     up to date."""
-    from grader.sandbox import engine, image
+    from grader.backends import engine
+    from grader.sandbox import image
     from grader.sandbox.flavor import Flavor
 
     flavor = Flavor.CUDA if cuda else Flavor.CPU

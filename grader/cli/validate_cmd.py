@@ -80,8 +80,8 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
     console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
-        from grader.sandbox import engine
-        from grader.sandbox.oci_runtime import require_runtime, resolve_runtime
+        from grader.backends import engine
+        from grader.backends.oci_runtime import require_runtime, resolve_runtime
 
         runtime = resolve_runtime(runtime)  # once, and checked before any grading
         require_runtime(engine.connect(timeout=10), runtime)

@@ -32,8 +32,8 @@ from grader.reports.derived import EditedReport
 from grader.reports.model import Report
 from grader.sandbox.flavor import SPECS
 from grader.sandbox.image import TAG_LENGTH
-from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
-from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
+from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.backends.oci_runtime import RUNTIMES, resolve_runtime
 
 
 class SubmissionChanged(UsageError):

@@ -21,7 +21,7 @@ import pytest
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
-from grader.sandbox.client import SandboxStartError
+from grader.backends.client import SandboxStartError
 from grader.untrusted import without_ansi
 
 

@@ -40,7 +40,7 @@ from grader.judge.outcomes import classify, root
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
-from grader.sandbox.client import SandboxStartError
+from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
 
@@ -159,8 +159,8 @@ class GraderPlugin:
         settings.load_profile("grader")
         shrinking.bound_shrinking()  # a failing check costs a fixed number of calls, not up to minutes
 
-        from grader.sandbox.factory import open_sandbox
-        from grader.sandbox.gpu import parse_gpus
+        from grader.backends.factory import open_sandbox
+        from grader.backends.gpu import parse_gpus
 
         gpus = config.getoption("grader_gpus")
         self.gpus_requested = bool(gpus)
@@ -245,7 +245,7 @@ class GraderPlugin:
         # A GPU asked for, or needed, is checked before the first check that could use it: never a quiet skip.
         needs = gpu or policy is GpuPolicy.REQUIRED or self.gpus_requested
         if self.box is not None and needs:
-            from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
+            from grader.backends.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
                 self.box.ensure_started()
@@ -343,7 +343,7 @@ class GraderPlugin:
 def _local_gpu(config, exercise: Exercise):
     """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
     bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
-    from grader.sandbox.gpu import LocalGpuSetup, parse_gpus, plan_gpus
+    from grader.backends.gpu import LocalGpuSetup, parse_gpus, plan_gpus
 
     given = config.getoption("grader_local_gpu_env")
     if given:
@@ -351,7 +351,7 @@ def _local_gpu(config, exercise: Exercise):
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
             raise pytest.UsageError("--grader-local-gpu-env must be a JSON object of strings")
         return LocalGpuSetup(env=env)
-    from grader.sandbox.gpu_probe import local_capabilities
+    from grader.backends.gpu_probe import local_capabilities
 
     return plan_gpus(exercise.config.exercise.gpu, parse_gpus(config.getoption("grader_gpus")),
                      local_capabilities()).local

@@ -184,7 +184,7 @@ def _reap(sandbox: str, grading_id: str) -> None:
     if sandbox != "docker":
         return
     try:
-        from grader.sandbox import docker_backend, engine
+        from grader.backends import docker_backend, engine
 
         docker_backend.reap(engine.connect(timeout=10), grading_id=grading_id)
     except Exception:

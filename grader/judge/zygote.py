@@ -27,7 +27,7 @@ import sys
 #: 400 modules), and the Docker SDK with requests.
 PRELOAD = ("torch", "numpy", "pytest", "hypothesis", "safetensors.torch", "sympy", "torch.fx", "torch.distributed",
            "torch.testing", "docker", "grader.judge.plugin", "grader.judge.expect", "grader.judge.calls",
-           "grader.sandbox.factory", "grader.sandbox.docker_backend", "grader.sandbox.local_backend")
+           "grader.backends.factory", "grader.backends.docker_backend", "grader.backends.local_backend")
 
 
 def serve() -> None:

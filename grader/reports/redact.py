@@ -34,7 +34,7 @@ from grader.reports.tracebacks import candidate_traceback
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
             "output_truncated": False, "raised": None}
 
-#: How the judge words a GPU check skipped without a GPU (``grader.sandbox.gpu.gpu_skip_reason``), before its detail.
+#: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
 
 #: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.

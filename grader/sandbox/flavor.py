@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from grader.sandbox.gpu import GpuRequest
+from grader.backends.gpu import GpuRequest
 
 
 class Flavor(str, Enum):

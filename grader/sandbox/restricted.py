@@ -20,7 +20,7 @@ the worker's error record and turns it into a violation in its own words
 (``grader.judge.decision``), never quoting what the sandbox said.
 
 Every process imports the candidate's module through this file: the staged
-``subset/<module>.py`` (written by the judge, ``grader.sandbox.staging``) stands first
+``subset/<module>.py`` (written by the judge, ``grader.backends.staging``) stands first
 on ``sys.path`` and calls :func:`load`, so a probe's ``import attention``, a spawned
 DDP rank and a DataLoader worker all get the guarded module. Like the worker, this
 file imports the standard library only, and decides nothing: everything in the

@@ -199,7 +199,7 @@ def warm_up() -> None:
     """What a spare pays before it is taken into service, so it is not charged to a call.
 
     A spare replaces a lost worker, and the calls after a timeout run under the shortened
-    deadline (``grader.sandbox.deadlines``): torch's optimizers import ``torch._dynamo`` on
+    deadline (``grader.backends.deadlines``): torch's optimizers import ``torch._dynamo`` on
     their first step, 1.8 CPU-seconds that would cut an honest call there. The first worker
     of a grading is not warmed: its calls have the full deadline.
     """

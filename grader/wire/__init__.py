@@ -2,7 +2,7 @@
 
 - ``protocol``: the framed protocol between the judge and the sandbox's worker (JSON plus
   safetensors, never pickle). The worker imports it and nothing else of the grader, so this
-  package's ``__init__`` imports nothing and is staged empty (``grader.sandbox.staging``);
+  package's ``__init__`` imports nothing and is staged empty (``grader.backends.staging``);
 - ``spec``: a check as the judge collected it (in the judge's "collected" event);
 - ``selfreport``: what a sandbox says about itself (the worker's hello) and the judge's summary of it;
 - ``error_record``: the candidate's exception as the worker reports it.

@@ -90,5 +90,5 @@ class SandboxSummary(BaseModel):
                                                description="local: limits this platform cannot set, and why")
     starts: int = Field(default=0, ge=0, description="workers taken into service")
     deadline_warnings: list[str] = Field(default_factory=list, description="why some call deadline could not be "
-                                         "charged to the sandbox's own clocks (grader.sandbox.accounting)")
+                                         "charged to the sandbox's own clocks (grader.backends.accounting)")
     hello: SandboxHello | None = Field(default=None, description="None: no worker ever greeted")

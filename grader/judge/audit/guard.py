@@ -4,7 +4,7 @@ The guard refuses, for a name computed at run time, what the judge refuses when 
 is written out: dunders outside the subset's list, frame and code internals, torch's
 dispatch switches, the exercise's forbidden names; and it imports only what the subset
 allows. The lists are made here, from the judge's own policy, and staged with the
-submission (``grader.sandbox.staging``); the sandbox only reads them.
+submission (``grader.backends.staging``); the sandbox only reads them.
 """
 
 from __future__ import annotations

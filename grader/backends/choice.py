@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from grader.errors import InfraError, UsageError
 from grader.sandbox.flavor import SPECS, Flavor
-from grader.sandbox.gpu import GpuRequest
+from grader.backends.gpu import GpuRequest
 
 REQUESTS = ("auto", "docker", "local")
 
@@ -44,7 +44,7 @@ def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor =
         return SandboxChoice(requested)
     if gpu is not None or flavor is Flavor.CUDA:
         return _docker_with_gpus(gpu or GpuRequest(count=-1), image)
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     if not engine.engine_available():
         return _local(f"No Docker engine answered ({engine.where()}): {_FALLBACK} "
@@ -61,8 +61,8 @@ def choose_sandbox(requested: str, *, image: str | None = None, flavor: Flavor =
 
 def _docker_with_gpus(gpu: GpuRequest, image: str | None) -> SandboxChoice:
     """``auto`` for a GPU grading: Docker when it can give one, else the refusal (never the local sandbox)."""
-    from grader.sandbox.gpu import refuse_docker
-    from grader.sandbox.gpu_probe import measure_docker
+    from grader.backends.gpu import refuse_docker
+    from grader.backends.gpu_probe import measure_docker
 
     refuse_docker(gpu, measure_docker(image), auto=True)
     return SandboxChoice("docker")

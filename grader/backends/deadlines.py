@@ -5,7 +5,7 @@ charged to the sandbox, never to the host or a neighbour:
 
 - **CPU budget**: the CPU seconds all the sandbox's processes together may use during
   the call (``seconds x cpus``: the CPU share the exercise grants, for that long). It is
-  read from the sandbox's cgroup (``grader.sandbox.accounting``), so a busy host does not
+  read from the sandbox's cgroup (``grader.backends.accounting``), so a busy host does not
   shorten it and the sandbox's own forks spend it.
 - **Wall-clock ceiling**: :data:`WALL_MARGIN` times the deadline by the clock, less the
   time the sandbox waited for a CPU that the host gave to someone else, for a call that

@@ -89,7 +89,7 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
 
 def loader_source(module_name: str, guard: dict) -> str:
     """The staged ``subset/<module>.py``: the judge's lists as a literal, and the call that loads the file."""
-    return ('"""Written by the judge (grader.sandbox.staging): runs the candidate\'s file under the subset\'s guard."""\n'
+    return ('"""Written by the judge (grader.backends.staging): runs the candidate\'s file under the subset\'s guard."""\n'
             "from grader.sandbox import restricted\n\n"
             f"restricted.load({module_name!r}, __file__, {guard!r})\n")
 

@@ -1,7 +1,7 @@
 """GPU policy: what a grading asks for, whether the chosen sandbox can give it, and what happens without one.
 
 Pure functions, so the whole policy is unit-tested on machines with no GPU; what a
-machine can do is measured elsewhere (:mod:`grader.sandbox.gpu_probe`) and passed in:
+machine can do is measured elsewhere (:mod:`grader.backends.gpu_probe`) and passed in:
 
 - ``--gpus SPEC`` is parsed into a request (``all``, a count, or ``device=0,1``), the
   spellings ``docker run --gpus`` takes;

@@ -1,4 +1,4 @@
-"""Measure what this machine's sandboxes can do about a GPU, for :func:`grader.sandbox.gpu.plan_gpus`.
+"""Measure what this machine's sandboxes can do about a GPU, for :func:`grader.backends.gpu.plan_gpus`.
 
 Only gradings that ask for a GPU pay for this (a ``nvidia-smi -L``, and for the local
 sandbox one Python that imports torch), and each answer is kept for the process: a
@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import replace
 
 from grader.child_python import python_argv
-from grader.sandbox.gpu import DockerGpuCapabilities, LocalGpuCapabilities
+from grader.backends.gpu import DockerGpuCapabilities, LocalGpuCapabilities
 
 #: Run in the child: what torch sees. Printed as one JSON line; anything else it prints is ignored.
 _ASK_TORCH = """
@@ -142,7 +142,7 @@ def measure_docker(image: str | None = None) -> DockerGpuCapabilities:
     """The Docker sandbox's GPU capabilities now: does an engine answer, is the CUDA image (or ``image``, when
     one is named) there, is the NVIDIA runtime registered, and what this machine's ``nvidia-smi`` lists."""
     from grader.errors import InfraError
-    from grader.sandbox import engine
+    from grader.backends import engine
     from grader.sandbox import image as runtime_image
     from grader.sandbox.flavor import Flavor
 

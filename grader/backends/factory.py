@@ -12,10 +12,10 @@ from pathlib import Path
 
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise
-from grader.sandbox.client import Sandbox
+from grader.backends.client import Sandbox
 from grader.sandbox.flavor import Flavor, flavor_for
-from grader.sandbox.gpu import GpuRequest, LocalGpuSetup
-from grader.sandbox.staging import stage
+from grader.backends.gpu import GpuRequest, LocalGpuSetup
+from grader.backends.staging import stage
 
 KINDS = ("docker", "local")
 
@@ -40,7 +40,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":
-        from grader.sandbox.local_backend import local_starter, plan_rlimits
+        from grader.backends.local_backend import local_starter, plan_rlimits
 
         if gpu is not None and local_gpu is None:
             raise InfraError(f"--gpus {gpu} asked for a GPU, and the local sandbox was given no plan for one.")
@@ -49,7 +49,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
         sweep = None  # a local worker is a process group, killed whole by its own close
     else:
-        from grader.sandbox import docker_backend, engine, oci_runtime
+        from grader.backends import docker_backend, engine, oci_runtime
         from grader.sandbox import image as runtime_image
 
         from docker.errors import DockerException, ImageNotFound

@@ -24,10 +24,10 @@ import time
 
 from grader.wire import protocol
 from grader.exercise import Limits
-from grader.sandbox.accounting import Meter, NoMeter, cgroup_meter
-from grader.sandbox.client import Transport
-from grader.sandbox.gpu import GpuRequest, gpu_start_error
-from grader.sandbox.staging import Staged, worker_argv
+from grader.backends.accounting import Meter, NoMeter, cgroup_meter
+from grader.backends.client import Transport
+from grader.backends.gpu import GpuRequest, gpu_start_error
+from grader.backends.staging import Staged, worker_argv
 
 MOUNT_POINT = "/sandbox"
 LABEL = "grader.managed"
@@ -90,7 +90,7 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
         labels=labels_for(grading_id),
         log_config=LogConfig(type=LogConfig.types.NONE),  # nothing it writes is kept on the host
         detach=True,
-        runtime=runtime,  # runc, or runsc (gVisor): see grader/sandbox/oci_runtime.py
+        runtime=runtime,  # runc, or runsc (gVisor): see grader/backends/oci_runtime.py
     )
     if gpu is not None:
         kwargs["device_requests"] = [gpu.to_docker()]
@@ -155,7 +155,7 @@ class DockerTransport(Transport):
                     "container's stderr, where no candidate output goes)")
 
     def meter(self) -> Meter:
-        """The container's cgroup clocks (``grader.sandbox.accounting``), found from its first process."""
+        """The container's cgroup clocks (``grader.backends.accounting``), found from its first process."""
         try:
             self.container.reload()
             pid = self.container.attrs.get("State", {}).get("Pid") or None

@@ -1,6 +1,6 @@
 """The sandbox's own clocks, read from outside it: the CPU time it used and the time it waited for a CPU.
 
-Call deadlines are charged to the sandbox (``grader.sandbox.deadlines``), so the judge
+Call deadlines are charged to the sandbox (``grader.backends.deadlines``), so the judge
 reads what the kernel counted for it, never what the sandbox says:
 
 - **Docker**: the container's cgroup. CPU time from ``cpuacct.usage`` (cgroup v1, in

@@ -4,9 +4,9 @@ Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
 probe returned, the candidate's exception, or why there is no answer at all
 (timeout, crash, protocol violation), plus output and timing. The sandbox
 restarts after a crash or timeout so one bad call fails one check, not the rest;
-the replacement is a spare booted ahead (``grader.sandbox.booting``). Deadlines are
-charged to the sandbox's own clocks (``grader.sandbox.deadlines``: its CPU time, read
-from outside by ``grader.sandbox.accounting``, with a wall-clock ceiling), and once a
+the replacement is a spare booted ahead (``grader.backends.booting``). Deadlines are
+charged to the sandbox's own clocks (``grader.backends.deadlines``: its CPU time, read
+from outside by ``grader.backends.accounting``, with a wall-clock ceiling), and once a
 call has timed out the later ones get a shorter deadline, so a file that hangs on
 every call costs seconds per check, not the full deadline plus a container start.
 An import that raises, crashes or hangs (under the full deadline) is remembered: every
@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 from grader.wire import protocol
 from grader.errors import GraderError
-from grader.sandbox.booting import SPARES, Booting, Spares
-from grader.sandbox.accounting import Meter, NoMeter, deadline_warnings
-from grader.sandbox.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
+from grader.backends.booting import SPARES, Booting, Spares
+from grader.backends.accounting import Meter, NoMeter, deadline_warnings
+from grader.backends.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
 from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 from grader.wire.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
@@ -79,7 +79,7 @@ class Transport:
         return "the worker exited"
 
     def meter(self) -> Meter:
-        """The worker's own clocks, read from outside it (``grader.sandbox.accounting``); asked once, after
+        """The worker's own clocks, read from outside it (``grader.backends.accounting``); asked once, after
         its hello. The default reads none: every deadline is then the wall clock's, and the report says so."""
         return NoMeter("this sandbox transport reads no CPU time")
 
@@ -100,10 +100,10 @@ class Worker:
 class Sandbox:
     """Calls probes in a worker started by ``start_transport``; replaces it after a failure.
 
-    Call deadlines come from :class:`~grader.sandbox.deadlines.CallDeadlines` (shortened
+    Call deadlines come from :class:`~grader.backends.deadlines.CallDeadlines` (shortened
     once a call has timed out) and are watched on each worker's own clocks
-    (:class:`~grader.sandbox.deadlines.CallClock`); replacement workers from
-    :class:`~grader.sandbox.booting.Spares` (booted ahead once one is lost). ``cpus`` is
+    (:class:`~grader.backends.deadlines.CallClock`); replacement workers from
+    :class:`~grader.backends.booting.Spares` (booted ahead once one is lost). ``cpus`` is
     the sandbox's CPU share: a call's CPU budget is its deadline times it. ``clock`` is
     the monotonic clock transports wait on (injected by tests).
     """

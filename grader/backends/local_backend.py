@@ -7,9 +7,9 @@ elsewhere), but the candidate's code runs as you, with your files and network. I
 says so on every report it produces, and names each limit it could not put in force.
 
 It can give the worker a GPU (``--gpus``, with a CUDA build of torch): the plan
-(:func:`grader.sandbox.gpu.plan_gpus`) names the environment passed on, and the
+(:func:`grader.backends.gpu.plan_gpus`) names the environment passed on, and the
 address-space limit, which CUDA cannot start under, gives way to a watchdog on
-resident memory (:mod:`grader.sandbox.memory_watch`). A grading without a GPU hides
+resident memory (:mod:`grader.backends.memory_watch`). A grading without a GPU hides
 every device from the worker (``CUDA_VISIBLE_DEVICES=""``), as Docker gives none.
 
 It runs wherever Python does: the worker applies its own rlimits (no fork
@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 
 from grader import processes
 from grader.exercise import Limits
-from grader.sandbox import memory_watch
-from grader.sandbox.accounting import Meter, session_meter
-from grader.sandbox.client import Transport
-from grader.sandbox.gpu import LocalGpuSetup
-from grader.sandbox.staging import Staged, worker_argv
+from grader.backends import memory_watch
+from grader.backends.accounting import Meter, session_meter
+from grader.backends.client import Transport
+from grader.backends.gpu import LocalGpuSetup
+from grader.backends.staging import Staged, worker_argv
 
 #: The name a GPU grading's memory limit goes by in a plan and a report (it is no rlimit).
 WATCHDOG = "resident-memory watchdog"

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from grader.exercise import load_exercise  # noqa: E402
 from grader.judge.diagnosis import nearest  # noqa: E402
 from grader.mistakes import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
-from grader.sandbox.flavor import Flavor  # noqa: E402
+from grader.wire.grant import Flavor  # noqa: E402
 from grader.validation import all_exercise_names  # noqa: E402
 
 #: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.

@@ -27,7 +27,8 @@ from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
 from grader.reports.redact import split_params
 from grader.backends.choice import SandboxChoice, choose_sandbox
-from grader.backends.gpu import GpuPlan, GpuRequest, gpu_request, plan_gpus, version_from_hello as _text
+from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
+from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file

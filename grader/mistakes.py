@@ -41,7 +41,7 @@ from grader.corpus import CorpusFile
 from grader.errors import ExerciseError, describe_invalid
 from grader.exercise import Exercise
 from grader.reports.model import CheckResult, Report, Status
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 
 if TYPE_CHECKING:
     from grader.validation import ExerciseValidation

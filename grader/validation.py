@@ -35,7 +35,7 @@ from grader.grading import grade
 from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 
 
 @dataclass

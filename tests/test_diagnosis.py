@@ -13,7 +13,7 @@ from grader.exercise import GpuPolicy, load_exercise
 from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
 from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 from grader.validation import all_exercise_names
 
 CHECKS = ["test_a", "test_b", "test_c", "test_d", "test_e"]

@@ -18,7 +18,7 @@ from grader.grading import grade
 from grader.mistakes import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
                              build_record, check_function, drift, load_record, short_description, stale_files)
 from grader.reports.model import Report
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 from grader.validation import ExerciseValidation, Verdict, all_exercise_names
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

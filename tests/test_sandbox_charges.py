@@ -15,7 +15,7 @@ import torch
 
 from grader.wire import protocol
 from grader.exercise import load_exercise
-from grader.sandbox import image
+from grader.build import naming
 from grader.backends.client import Failure
 from grader.backends.deadlines import Clock
 from grader.backends.docker_backend import STRAY_CAP, container_kwargs, docker_starter
@@ -33,7 +33,7 @@ def test_writes_past_the_captured_output_leave_no_log_on_the_host_and_the_judge_
     past STRAY_CAP."""
     ex = load_exercise(TOY)
     staged = stage(probes=ex.probes, submission=ex.stub, module_name=ex.module_name, dest=tmp_path / "stage")
-    kwargs = container_kwargs(image=image.runtime_image_name(), staged=staged, forbidden=[], limits=ex.limits,
+    kwargs = container_kwargs(image=naming.runtime_image_name(), staged=staged, forbidden=[], limits=ex.limits,
                               grading_id=f"charges-{uuid.uuid4().hex[:8]}")
     transport = docker_starter(docker_client, kwargs)()
     try:

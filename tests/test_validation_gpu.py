@@ -18,7 +18,7 @@ from grader.cli import main
 from grader.exercise import load_exercise
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
 from grader.backends import gpu_probe
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 from grader.validation import flavor_of_validation, validate_exercises
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.errors import InfraError, UsageError
-from grader.sandbox.flavor import SPECS, Flavor
-from grader.backends.gpu import GpuRequest
+from grader.build.naming import SPECS
+from grader.wire.grant import Flavor
+from grader.wire.grant import GpuRequest
 
 REQUESTS = ("auto", "docker", "local")
 
@@ -76,13 +77,13 @@ def _missing_image(engine, image: str | None, flavor: Flavor = Flavor.CPU) -> st
     """The name of the image grading would need when it is absent, else None."""
     from docker.errors import DockerException, ImageNotFound
 
-    from grader.sandbox import image as runtime_image
+    from grader.build import naming
 
     client = engine.connect(timeout=10)
     try:
         if image is None:
-            found = runtime_image.find_runtime_image(client, flavor=flavor)
-            return None if found is not None else runtime_image.runtime_image_name(flavor=flavor)
+            found = naming.find_runtime_image(client, flavor=flavor)
+            return None if found is not None else naming.runtime_image_name(flavor=flavor)
         try:
             client.images.get(image)
         except ImageNotFound:

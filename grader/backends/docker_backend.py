@@ -26,7 +26,8 @@ from grader.wire import protocol
 from grader.exercise import Limits
 from grader.backends.accounting import Meter, NoMeter, cgroup_meter
 from grader.backends.client import Transport
-from grader.backends.gpu import GpuRequest, gpu_start_error
+from grader.backends.gpu import gpu_start_error
+from grader.wire.grant import GpuRequest
 from grader.backends.staging import Staged, worker_argv
 
 MOUNT_POINT = "/sandbox"

@@ -13,8 +13,9 @@ from pathlib import Path
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise
 from grader.backends.client import Sandbox
-from grader.sandbox.flavor import Flavor, flavor_for
-from grader.backends.gpu import GpuRequest, LocalGpuSetup
+from grader.wire.grant import Flavor, flavor_for
+from grader.backends.gpu import LocalGpuSetup
+from grader.wire.grant import GpuRequest
 from grader.backends.staging import stage
 
 KINDS = ("docker", "local")
@@ -50,13 +51,13 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         sweep = None  # a local worker is a process group, killed whole by its own close
     else:
         from grader.backends import docker_backend, engine, oci_runtime
-        from grader.sandbox import image as runtime_image
+        from grader.build import naming
 
         from docker.errors import DockerException, ImageNotFound
 
         client = engine.connect()
         wanted = flavor_for(gpu)
-        name = image or runtime_image.runtime_image_name(flavor=wanted)
+        name = image or naming.runtime_image_name(flavor=wanted)
         oci = oci_runtime.resolve_runtime(runtime)
         try:
             docker_backend.reap(client)  # containers a dead grader left behind on this host

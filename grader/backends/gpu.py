@@ -19,46 +19,11 @@ machine can do is measured elsewhere (:mod:`grader.backends.gpu_probe`) and pass
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from grader.errors import InfraError, UsageError
 from grader.exercise import GpuPolicy
-
-
-@dataclass(frozen=True)
-class GpuRequest:
-    count: int = 0  # -1 = all
-    device_ids: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        """The ``--gpus`` spelling of this request."""
-        if self.device_ids:
-            return "device=" + ",".join(self.device_ids)
-        return "all" if self.count == -1 else str(self.count)
-
-    def to_docker(self):
-        from docker.types import DeviceRequest
-
-        if self.device_ids:
-            return DeviceRequest(device_ids=list(self.device_ids), capabilities=[["gpu"]])
-        return DeviceRequest(count=self.count, capabilities=[["gpu"]])
-
-
-def parse_gpus(spec: str) -> GpuRequest:
-    """Parse a ``--gpus`` value: ``all``, a positive count, or ``device=0,1``."""
-    text = spec.strip()
-    if text == "all":
-        return GpuRequest(count=-1)
-    if re.fullmatch(r"[1-9][0-9]*", text):
-        return GpuRequest(count=int(text))
-    m = re.fullmatch(r"(?:device=)?([0-9]+(?:,[0-9]+)*)", text)
-    if m and text.startswith("device="):
-        return GpuRequest(device_ids=tuple(m.group(1).split(",")))
-    raise UsageError(
-        f"Invalid --gpus {spec!r}: expected 'all', a count like '1', or 'device=0,1'.",
-        hint="These are the spellings `docker run --gpus` accepts.",
-    )
+from grader.wire.grant import GpuRequest, parse_gpus
 
 
 def gpu_request(policy: GpuPolicy, spec: str | None) -> tuple[GpuRequest | None, str | None]:

@@ -143,10 +143,10 @@ def measure_docker(image: str | None = None) -> DockerGpuCapabilities:
     one is named) there, is the NVIDIA runtime registered, and what this machine's ``nvidia-smi`` lists."""
     from grader.errors import InfraError
     from grader.backends import engine
-    from grader.sandbox import image as runtime_image
-    from grader.sandbox.flavor import Flavor
+    from grader.build import naming
+    from grader.wire.grant import Flavor
 
-    name = image or runtime_image.runtime_image_name(flavor=Flavor.CUDA)
+    name = image or naming.runtime_image_name(flavor=Flavor.CUDA)
     if not engine.engine_available():
         return docker_capabilities(engine=False, cuda_image=name, cuda_image_built=False)
     try:
@@ -156,7 +156,7 @@ def measure_docker(image: str | None = None) -> DockerGpuCapabilities:
     try:
         if image is None:
             try:
-                built = runtime_image.find_runtime_image(client, flavor=Flavor.CUDA) is not None
+                built = naming.find_runtime_image(client, flavor=Flavor.CUDA) is not None
             except InfraError:  # the engine failed to answer: opening the sandbox will say what it says
                 built = True
         else:

@@ -105,12 +105,12 @@ def _require_engine(runtime: str) -> None:
     """Fail before grading anything when Docker is down, the image is missing or the engine does not
     know ``runtime``: a batch of 'not graded' rows helps no one."""
     from grader.backends import engine
-    from grader.sandbox import image
+    from grader.build import naming
     from grader.backends.oci_runtime import require_runtime
 
     client = engine.connect(timeout=10)
-    if image.find_runtime_image(client) is None:
-        raise InfraError(f"The sandbox image {image.runtime_image_name()} is not built.",
+    if naming.find_runtime_image(client) is None:
+        raise InfraError(f"The sandbox image {naming.runtime_image_name()} is not built.",
                          hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then rerun the batch.")
     require_runtime(client, runtime)
 

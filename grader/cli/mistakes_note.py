@@ -17,7 +17,7 @@ from grader.corpus import CorpusFile, corpus
 from grader.exercise import Exercise
 from grader.mistakes import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
                              mutant_signature, write_record)
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 from grader.untrusted import in_markup
 from grader.validation import ExerciseValidation
 

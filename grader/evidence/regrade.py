@@ -30,8 +30,8 @@ from grader.grading import grade, read_submission
 from grader.reports.compare import decision_differences
 from grader.reports.derived import EditedReport
 from grader.reports.model import Report
-from grader.sandbox.flavor import SPECS
-from grader.sandbox.image import TAG_LENGTH
+from grader.build.naming import SPECS
+from grader.build.naming import TAG_LENGTH
 from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
 from grader.backends.oci_runtime import RUNTIMES, resolve_runtime
 

@@ -48,7 +48,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from grader.mistakes import Loss, MistakeRecord, Signature, check_function, counted_checks, flavor_of, losses
-from grader.sandbox.flavor import Flavor
+from grader.wire.grant import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
 #: The least similarity between a grading's losses and a signature that names the mutant.

@@ -160,7 +160,7 @@ class GraderPlugin:
         shrinking.bound_shrinking()  # a failing check costs a fixed number of calls, not up to minutes
 
         from grader.backends.factory import open_sandbox
-        from grader.backends.gpu import parse_gpus
+        from grader.wire.grant import parse_gpus
 
         gpus = config.getoption("grader_gpus")
         self.gpus_requested = bool(gpus)
@@ -343,7 +343,8 @@ class GraderPlugin:
 def _local_gpu(config, exercise: Exercise):
     """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
     bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
-    from grader.backends.gpu import LocalGpuSetup, parse_gpus, plan_gpus
+    from grader.backends.gpu import LocalGpuSetup, plan_gpus
+    from grader.wire.grant import parse_gpus
 
     given = config.getoption("grader_local_gpu_env")
     if given:

@@ -21,7 +21,7 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.judge import decision
 from grader.judge.annotate import Hindsight
-from grader.judge.audit import SourceAudit, audit_exercise_file, parse_only
+from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
 from grader.judge.live import JudgeEvent
 from grader.judge.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total

@@ -3,7 +3,7 @@
 import pytest
 
 from grader.judge import decision
-from grader.judge.audit import SourceAudit
+from grader.subset.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
                                   Violation, ViolationCode, Visibility, total)
 
@@ -103,7 +103,7 @@ def test_a_source_the_judge_cannot_parse_gets_no_credit():
 
 
 def test_a_syntax_error_is_told_once_with_its_line_and_every_check_is_not_run():
-    from grader.judge.audit import audit_source
+    from grader.subset.audit import audit_source
 
     audit = audit_source("import torch\nfoo = (1,\n", filename="attention.py")
     failed = check("a").model_copy(update={"status": Status.FAILED, "score": 0.0, "message": "SyntaxError ...",

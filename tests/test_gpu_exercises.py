@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.exercise import GpuPolicy, load_exercise
-from grader.judge.audit import audit_source
+from grader.subset.audit import audit_source
 from grader.backends import gpu_probe
 from grader.corpus import SOLUTIONS_DIR
 from grader.validation import all_exercise_names

@@ -93,7 +93,7 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
     """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
     from grader.exercise import load_exercise
     from grader.grading import _fill
-    from grader.judge.audit import SourceAudit
+    from grader.subset.audit import SourceAudit
     from grader.judge.runner import JudgeRun
     from grader.wire.spec import CheckSpec
     from grader.reports.model import Environment, Report, Visibility

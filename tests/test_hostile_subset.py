@@ -12,7 +12,7 @@ import pytest
 from grader.exercise import load_exercise
 from grader.grading import grade
 from grader.judge import decision
-from grader.judge.audit import audit_exercise_file
+from grader.subset.audit import audit_exercise_file
 from grader.reports.model import CheckResult, Report, Status, ViolationCode as V, Visibility, total
 
 HOSTILE = Path(__file__).parent / "hostile" / "subset"

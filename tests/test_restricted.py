@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import load_exercise
-from grader.judge.audit.guard import guard_lists
+from grader.subset.guard import guard_lists
 from grader.sandbox import restricted
 from grader.backends.staging import stage
 

@@ -33,7 +33,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
     past the judge. The judge's plugin never passes it."""
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
-    from grader.judge.audit.guard import guard_lists
+    from grader.subset.guard import guard_lists
 
     staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
                    dest=workdir / "stage", shared=exercise.shared,

@@ -52,7 +52,7 @@ class Staged:
 def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, shared: Path | None = None,
           guard: dict | None = None) -> Staged:
     """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py;
-    ``guard``: the judge's lists for the runtime guard (``grader.judge.audit.guard``), None for none."""
+    ``guard``: the judge's lists for the runtime guard (``grader.subset.guard``), None for none."""
     dest.mkdir(parents=True, exist_ok=True)
     files = {
         "lib/grader/__init__.py": None,

@@ -19,7 +19,7 @@ The rules, in order (the first that applies to a check gives its message):
 
 from __future__ import annotations
 
-from grader.judge.audit import SourceAudit
+from grader.subset.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, LoadError,
                                   Report, Status, Violation, ViolationCode)
 

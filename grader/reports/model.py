@@ -147,7 +147,7 @@ class Finding(_Model):
 
 
 class ViolationCode(str, Enum):
-    """How a submission leaves its exercise's language subset (``grader.judge.audit``): a closed set, each
+    """How a submission leaves its exercise's language subset (``grader.subset.audit``): a closed set, each
     told on the scorecard in the judge's own words. Any violation leaves every check not run."""
 
     IMPORT = "import"  # a module outside the subset, a relative or a star import

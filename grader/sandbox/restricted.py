@@ -1,6 +1,6 @@
 """The subset's runtime guard: the candidate's module runs with builtins the judge chose. INSIDE the sandbox.
 
-The judge decides what a submission may do from its source (``grader.judge.audit``),
+The judge decides what a submission may do from its source (``grader.subset.audit``),
 before it runs. One thing the source cannot show is a name computed at run time:
 ``getattr(module, part, None)`` walking a dotted path, ``setattr(self, name, layer)``.
 Those stay legal, and this guard makes the name safe, as RestrictedPython's guarded

@@ -22,8 +22,8 @@ import fnmatch
 import functools
 from dataclasses import dataclass, field
 
-from grader.exercise import ForbiddenConfig
-from grader.judge.audit import torch_objects
+from grader.subset.config import ForbiddenConfig
+from grader.subset import torch_objects
 
 #: torch namespaces whose names a value's attribute may stand for (functions, methods, classes).
 NAMESPACES = (
@@ -45,7 +45,7 @@ def torch_names() -> frozenset[str]:
     torch = torch_objects._torch()
     if torch is None:
         return frozenset()
-    from grader.judge.audit.policy import _static_attr  # no lazy import of a torch submodule
+    from grader.subset.policy import _static_attr  # no lazy import of a torch submodule
 
     names: set[str] = set()
     for dotted in NAMESPACES:

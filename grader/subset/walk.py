@@ -4,8 +4,8 @@ Each node is judged by what it is and where it stands (its parent): a module may
 only be the base of an attribute access (``F.relu``), never a value; ``getattr`` only
 ever called; a dunder attribute only from a short list; an attribute chain rooted at
 a module is checked against the policy as the path it resolves to
-(``grader.judge.audit.policy``), and any attribute, on any value, against the
-exercise's forbidden names (``grader.judge.audit.rules``). String annotations are
+(``grader.subset.policy``), and any attribute, on any value, against the
+exercise's forbidden names (``grader.subset.rules``). String annotations are
 parsed and judged too: ``typing.get_type_hints`` and ``functools.singledispatch``
 evaluate them.
 """
@@ -17,12 +17,12 @@ import fnmatch
 import types
 from dataclasses import dataclass, field
 
-from grader.judge.audit import policy as P
-from grader.judge.audit import torch_objects
-from grader.judge.audit.annotations import Annotations
-from grader.judge.audit.names import Names, constant_str
-from grader.judge.audit.policy import Policy, Verdict, _short
-from grader.judge.audit.rules import ForbiddenRules
+from grader.subset import policy as P
+from grader.subset import torch_objects
+from grader.subset.annotations import Annotations
+from grader.subset.names import Names, constant_str
+from grader.subset.policy import Policy, Verdict, _short
+from grader.subset.rules import ForbiddenRules
 from grader.reports.model import ForbiddenHit, Violation, ViolationCode
 
 #: Functions whose only safe use is a direct call with arguments the judge can read (``torch.load``'s

@@ -9,8 +9,8 @@ submission (``grader.backends.staging``); the sandbox only reads them.
 
 from __future__ import annotations
 
-from grader.judge.audit import policy as P
-from grader.judge.audit.rules import ForbiddenRules, stub_names
+from grader.subset import policy as P
+from grader.subset.rules import ForbiddenRules, stub_names
 
 
 def guard_lists(exercise) -> dict[str, list[str] | bool]:

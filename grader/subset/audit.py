@@ -26,12 +26,12 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 
-from grader.exercise import ForbiddenConfig, SubsetConfig
-from grader.judge.audit.names import Names
-from grader.judge.audit.policy import Policy
-from grader.judge.audit.rules import ForbiddenRules
-from grader.judge.audit.scopes import Scopes
-from grader.judge.audit.walk import Walker
+from grader.subset.config import ForbiddenConfig, SubsetConfig
+from grader.subset.names import Names
+from grader.subset.policy import Policy
+from grader.subset.rules import ForbiddenRules
+from grader.subset.scopes import Scopes
+from grader.subset.walk import Walker
 from grader.reports.model import ForbiddenHit, LoadError, Violation
 
 #: CPython 3.11 keeps one AST-construction depth counter per interpreter: ``ast.parse`` in several
@@ -81,7 +81,7 @@ def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filen
 
 def audit_exercise_file(ex, source: str, *, filename: str | None = None) -> SourceAudit:
     """``audit_source`` under ``ex``'s own forbidden list, subset and stub names (what a grading uses)."""
-    from grader.judge.audit.rules import stub_names
+    from grader.subset.rules import stub_names
 
     try:
         own = stub_names(ex.stub.read_text(encoding="utf-8"))

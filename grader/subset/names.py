@@ -4,7 +4,7 @@
 that ``F.scaled_dot_product_attention``, ``getattr(F, "scaled_dot_product_attention")``
 and ``f = F.scaled_dot_product_attention; f(...)`` all resolve to
 ``torch.nn.functional.scaled_dot_product_attention``. Names are looked up in their
-scope (``grader.judge.audit.scopes``): a parameter called ``F`` is not the module. A
+scope (``grader.subset.scopes``): a parameter called ``F`` is not the module. A
 name with several bindings in its scope resolves only when they all name the same
 path. What cannot be read this way resolves to nothing: inside the subset that is a
 value the candidate made (``self``, a tensor), never a module.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from grader.judge.audit.scopes import Binding, Scopes
+from grader.subset.scopes import Binding, Scopes
 
 
 def constant_str(node: ast.AST | None) -> str | None:

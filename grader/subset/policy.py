@@ -3,7 +3,7 @@
 An allowlist, decided in the judge from the exercise's ``[subset]`` section on top of a
 default (``DEFAULT_MODULES`` of the standard library, and torch's public API minus
 ``TORCH_DENIED``). What is not listed is not there: a path outside the policy is a
-violation the walker (``grader.judge.audit.walk``) reports with its line, before anything
+violation the walker (``grader.subset.walk``) reports with its line, before anything
 runs. Paths are compared as the modules they really pass through (``tempfile.os.system``
 is ``os.system``, ``torch.nn.init.torch.ops`` is ``torch.ops``), looked up in the judge's
 own interpreter without importing anything a submission names.
@@ -22,7 +22,7 @@ import sys
 import types
 from dataclasses import dataclass
 
-from grader.judge.audit import torch_objects
+from grader.subset import torch_objects
 from grader.reports.model import ViolationCode
 
 #: The standard library a candidate may reasonably use, by default: pure computation, no I/O, no
@@ -79,7 +79,7 @@ NEVER_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "breakpoint
                             "help", "open", "__build_class__"})
 #: Builtins an exercise may add with ``[subset] builtins``.
 OPTIONAL_BUILTINS = frozenset({"open"})
-#: Builtins that fetch an attribute by a name given as data: only ever called directly (``grader.judge.audit.walk``).
+#: Builtins that fetch an attribute by a name given as data: only ever called directly (``grader.subset.walk``).
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 
 #: Dunder attributes a submission may read or write on any object: naming and protocol methods, never a

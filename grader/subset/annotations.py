@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 
-from grader.judge.audit.names import Names, constant_str
-from grader.judge.audit.scopes import Binding
+from grader.subset.names import Names, constant_str
+from grader.subset.scopes import Binding
 from grader.reports.model import ViolationCode
 
 #: What a name in an annotation may be bound to by an assignment: a typing factory's result.
@@ -63,7 +63,7 @@ class AnnotationScopes:
 
 
 class Annotations:
-    """Judges one annotation for a walker (``grader.judge.audit.walk.Walker``)."""
+    """Judges one annotation for a walker (``grader.subset.walk.Walker``)."""
 
     def __init__(self, walker):
         self.walker = walker

@@ -53,7 +53,7 @@ def main() -> None:
     from grader.subset.guard import guard_lists
     from grader.sandbox import restricted
     from grader.backends.staging import stage
-    from grader.validation import all_exercise_names
+    from grader.host.validation import all_exercise_names
 
     print(f"import torch: {torch_s:.2f} s (paid by any audit, before and after the subset)")
     first, steady = {}, {}
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"guard: lists {lists_s * 1000:.1f} ms, module load {guarded_s * 1000:.1f} ms guarded vs "
           f"{plain_s * 1000:.1f} ms plain (per process that imports it)")
 
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     t0 = time.perf_counter()
     report = grade(ex, reference, sandbox=args.sandbox)

@@ -6,7 +6,7 @@ Zones (the README, "How it is built"):
   (``docker_backend``, ``local_backend``).
 - ``grader.wire.protocol``: the one module both sides import.
 - ``grader.reports``: the JSON report model and its renderers.
-- ``grader.cli``: a thin click layer over ``grader.grading``.
+- ``grader.cli``: a thin click layer over ``grader.host.grading``.
 """
 
 __version__ = "0.1.0"

@@ -101,7 +101,7 @@ class ChecksConfig(_Strict):
 
 
 class DiagnosisConfig(_Strict):
-    """Naming the mistake a grading looks like (``grader.judge.diagnosis``): ``[diagnosis]``."""
+    """Naming the mistake a grading looks like (``grader.hindsight.diagnosis``): ``[diagnosis]``."""
 
     candidates: bool = Field(True, description=(
         "show a candidate the diagnosis too, where every check it involves is visible (it then tells them "
@@ -248,7 +248,7 @@ def resolve_submission(exercise: Exercise, spec: str | Path | None) -> Path:
     exercise's file inside a named folder: what is graded is the file named, not
     what a link (from an unpacked archive, say) points to. Folders above it are the
     user's own machine and may be links. The bytes are read later, by
-    :func:`grader.grading.read_submission`, which refuses a link, a FIFO or a device again.
+    :func:`grader.host.grading.read_submission`, which refuses a link, a FIFO or a device again.
     """
     if spec is None:
         return exercise.stub

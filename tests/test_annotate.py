@@ -1,6 +1,6 @@
-"""What a grading gains beyond its score (grader.judge.annotate): the diagnosis and the guide's follow-ups.
+"""What a grading gains beyond its score (grader.hindsight.annotate): the diagnosis and the guide's follow-ups.
 
-Reports are built in code; the guide is the interface's own model (grader.judge.interview).
+Reports are built in code; the guide is the interface's own model (grader.hindsight.interview).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 from grader.exercise import load_exercise
-from grader.judge.annotate import FOLLOW_UPS, Hindsight
-from grader.judge.interview import Guide, Question
-from grader.mistakes import MistakeRecord, MutantSignature
+from grader.hindsight.annotate import FOLLOW_UPS, Hindsight
+from grader.hindsight.interview import Guide, Question
+from grader.hindsight.records import MistakeRecord, MutantSignature
 from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

@@ -15,11 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.grading import CHECK_ERROR_REASON, grade
+from grader.host.grading import CHECK_ERROR_REASON, grade
 from grader.reports.model import Report, Status
 from grader.reports.redact import CHECK_ERROR_MESSAGE, for_audience
 from grader.reports.render import render_html, render_markdown
-from grader.validation import validate_exercise
+from grader.host.validation import validate_exercise
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BROKEN = FIXTURES / "broken_check"

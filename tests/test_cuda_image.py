@@ -268,7 +268,7 @@ def _with_policy(tmp_path: Path, policy: str) -> Path:
 def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skipped(tmp_path):
     """The local sandbox runs the judge's CPU torch. Without --gpus, an optional exercise's GPU checks skip with the
     reason; with --gpus, the request cannot be met, and neither an optional nor a required exercise is graded."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     # The reference, not the stub: the untouched stub is answered by the judge alone, in no sandbox.
     reference = EXERCISES.parent / "solutions" / "mixed_precision_step" / "amp_step.py"
@@ -288,7 +288,7 @@ def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skip
 def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_client, tmp_path):
     """Real Docker, real answer: on this (GPU-less, toolkit-less) engine a GPU grading is "not graded", refused
     before a container starts (no GPU on the host) or by the engine's own error."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     if "nvidia" in (docker_client.info().get("Runtimes") or {}):
         pytest.skip("this engine has the NVIDIA runtime: the GPU smoke script covers it")
@@ -304,7 +304,7 @@ def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_clien
 def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
     """What scripts/gpu-smoke.sh checks, for a GPU machine's test run, in whichever sandbox it has: Docker's CUDA
     image, or the local sandbox (its own CUDA torch, the memory watchdog instead of the address-space limit)."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     report = grade(EXERCISES / "mixed_precision_step", Path(__file__).parent.parent / "solutions" /
                    "mixed_precision_step" / "amp_step.py", sandbox=gpu_sandbox, gpus="all")
@@ -323,7 +323,7 @@ def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
 def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(gpu_sandbox, tmp_path):
     """checkpoint_resume's CUDA check: the reference passes it, and the survivors recorded as "observable only on a
     GPU" (solutions/checkpoint_resume/equivalent_mutants.toml) fail it; on the CPU they cannot be told apart."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     reference = Path(__file__).parent.parent / "solutions" / "checkpoint_resume" / "checkpoint.py"
     source = reference.read_text(encoding="utf-8")

@@ -1,8 +1,8 @@
-"""The judge's credit rules (grader.judge.decision), on reports built by hand: no sandbox needed."""
+"""The judge's credit rules (grader.host.decision), on reports built by hand: no sandbox needed."""
 
 import pytest
 
-from grader.judge import decision
+from grader.host import decision
 from grader.subset.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
                                   Violation, ViolationCode, Visibility, total)

@@ -30,7 +30,7 @@ import pytest
 
 from grader.corpus import corpus
 from grader.exercise import EXERCISES_DIR, load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Report
 from grader.reports.redact import for_audience
 from grader.reports.render import render_markdown

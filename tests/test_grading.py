@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import UsageError
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import for_audience
 from grader.reports.render import render_html, render_markdown
@@ -92,9 +92,9 @@ def test_a_stored_candidate_copy_rerenders_without_secrets(recorded):
 def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor_the_log():
     """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
     from grader.exercise import load_exercise
-    from grader.grading import _fill
+    from grader.host.grading import _fill
     from grader.subset.audit import SourceAudit
-    from grader.judge.runner import JudgeRun
+    from grader.host.runner import JudgeRun
     from grader.wire.spec import CheckSpec
     from grader.reports.model import Environment, Report, Visibility
 

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status
 from tests.conftest import tagged_containers, toy_with_deadlines
 

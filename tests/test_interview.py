@@ -13,11 +13,11 @@ import pytest
 from grader.corpus import MUTANT_FOLDERS, SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
-from grader.mistakes import load_record
-from grader.judge.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
+from grader.hindsight.records import load_record
+from grader.hindsight.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
 from grader.practice.pack import pack_exercise
 from grader.practice.workspace import init_workspace
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 
 NAMES = all_exercise_names()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import Limits
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.backends import gpu_probe, local_backend, memory_watch
 from grader.backends.client import Failure, Sandbox
 from grader.backends.gpu import LocalGpuCapabilities, LocalGpuSetup

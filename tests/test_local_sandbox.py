@@ -17,8 +17,8 @@ import pytest
 
 from grader import processes
 from grader.exercise import Limits
-from grader.grading import grade
-from grader.judge import runner, warm
+from grader.host.grading import grade
+from grader.host import runner, warm
 from grader.backends import local_backend
 from grader.backends.client import Failure, Sandbox
 from grader.backends.factory import open_sandbox

@@ -1,4 +1,4 @@
-"""The mistake record (grader.mistakes): every exercise's is current; validate writes it, compares with it,
+"""The mistake record (grader.hindsight.records): every exercise's is current; validate writes it, compares with it,
 and a grading against it names the mistake (the toy exercise, graded for real in the local sandbox)."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from grader.cli import main
 from grader.corpus import corpus
 from grader.errors import ExerciseError
 from grader.exercise import GpuPolicy, load_exercise
-from grader.grading import grade
-from grader.mistakes import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
+from grader.host.grading import grade
+from grader.hindsight.records import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
                              build_record, check_function, drift, load_record, short_description, stale_files)
 from grader.reports.model import Report
 from grader.wire.grant import Flavor
-from grader.validation import ExerciseValidation, Verdict, all_exercise_names
+from grader.host.validation import ExerciseValidation, Verdict, all_exercise_names
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"
@@ -61,7 +61,7 @@ def test_a_change_to_a_check_a_mutant_or_the_reference_makes_a_record_stale(tmp_
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     ex = load_exercise(tmp_path / "toy")
     items = corpus(ex, tmp_path / "solutions", more=True)
-    from grader.mistakes import mutant_signature, sha256_file
+    from grader.hindsight.records import mutant_signature, sha256_file
 
     rec = MistakeRecord(exercise="toy", exercise_fingerprint=ex.fingerprint, reference_sha256=sha256_file(items[0].path),
                         checks=["test_scale_small"], mutants=[mutant_signature(i, Report(exercise="toy", graded=True))
@@ -119,7 +119,7 @@ def test_drift_names_each_mutant_whose_signature_moved():
 
 
 def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_telling_way():
-    from grader.mistakes import losses
+    from grader.hindsight.records import losses
     from grader.reports.model import CheckResult, Status, Visibility
 
     def check(cid, status, **kw):
@@ -173,7 +173,7 @@ def test_recording_one_flavour_keeps_the_other_only_while_it_holds(tmp_path):
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     ex = load_exercise(tmp_path / "toy")
     items = corpus(ex, tmp_path / "solutions", more=True)
-    from grader.mistakes import merge_record, sha256_file
+    from grader.hindsight.records import merge_record, sha256_file
 
     def record(flavor, checks):
         mutants = [MutantSignature(name=i.name, file=f"mutants/{i.path.name}", held_in=True, sha256=sha256_file(i.path),

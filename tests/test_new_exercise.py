@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.exercise import load_exercise
-from grader.judge.interview import load_guide
+from grader.hindsight.interview import load_guide
 from tests.test_contract_tables import table_problems
 from tests.test_exercise_folders import (check_audit_of_the_corpus, check_corpus_says_what_each_file_is,
                                          check_no_bare_assert, check_prompt_and_examples, check_stub_and_examples)

@@ -52,7 +52,7 @@ def test_the_container_is_created_with_the_runtime(tmp_path):
 def test_a_grading_under_gvisor_scores_as_under_runc_and_records_it(docker_client):
     from pathlib import Path
 
-    from grader.grading import grade
+    from grader.host.grading import grade
     from grader.reports.compare import outcome_differences
 
     toy = Path(__file__).parent / "fixtures" / "toy"

@@ -141,7 +141,7 @@ def catalog_cache():
     collected for real; the others get a placeholder entry (test_practice_cli counts them for real)."""
     from grader.exercise import known_names, load_exercise
     from grader.wire.spec import CheckSpec
-    from grader.practice.catalog import remember_checks
+    from grader.host.collected import remember_checks
     from grader.reports.model import Visibility
 
     spec = CheckSpec(id="test_x.py::test_x", name="x", points=1, visibility=Visibility.VISIBLE)

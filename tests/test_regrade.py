@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.errors import UsageError
 from grader.evidence.regrade import read_report, regrade
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.redact import for_audience
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

@@ -135,9 +135,9 @@ def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
 
 def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     from grader.exercise import load_exercise
-    from grader.grading import _fill
+    from grader.host.grading import _fill
     from grader.subset.audit import SourceAudit
-    from grader.judge.runner import JudgeRun
+    from grader.host.runner import JudgeRun
     from grader.reports.model import Environment, Report
     from grader.backends.accounting import NoMeter, deadline_warnings
     from grader.wire.selfreport import SandboxSummary

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import UsageError
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.build import naming
 from grader.backends.choice import SandboxChoice, choose_sandbox
 

@@ -19,8 +19,8 @@ from grader.batch.jobs import Job, grade_job
 from grader.batch.store import Key
 from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
-from grader.grading import grade
-from grader.judge.live import Collected, EventTail, Finished, Started
+from grader.host.grading import grade
+from grader.host.live import Collected, EventTail, Finished, Started
 from grader.wire.spec import CheckSpec
 from grader.practice import history
 from grader.reports.model import Status, Visibility

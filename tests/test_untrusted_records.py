@@ -8,7 +8,7 @@ import pytest
 from grader.wire import protocol
 from grader.judge.calls import CandidateError, ProtocolViolation
 from grader.judge.expect import expect_raised
-from grader.judge.runner import JudgeRun, _read_events
+from grader.host.runner import JudgeRun, _read_events
 from grader.wire.spec import CheckSpec
 from grader.reports.model import Visibility
 from grader.backends.client import Sandbox, SandboxStartError, Transport

@@ -48,7 +48,7 @@ def labels_for(grading_id: str) -> dict[str, str]:
     """The labels that let a reaper tell whose container this is and whether its owner still lives."""
     labels = {
         LABEL: "1",
-        "grader.grading": grading_id,
+        "grader.host.grading": grading_id,
         "grader.owner_host": socket.gethostname(),
         "grader.owner_pid": str(os.getpid()),
     }
@@ -238,7 +238,7 @@ def reap(client, *, grading_id: str | None = None) -> int:
     Uses the engine's plain list (no inspect per container): other gradings remove
     their own containers concurrently, and one vanishing mid-listing is no error.
     """
-    filters = {"label": [f"{LABEL}=1"] + ([f"grader.grading={grading_id}"] if grading_id else [])}
+    filters = {"label": [f"{LABEL}=1"] + ([f"grader.host.grading={grading_id}"] if grading_id else [])}
     removed = 0
     for entry in client.api.containers(all=True, filters=filters):
         labels = entry.get("Labels") or {}

@@ -21,7 +21,7 @@ from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.store import SEAL_WORDS, Key, Store, Stored
 from grader.evidence.signing import Seal
 from grader.exercise import Exercise
-from grader.grading import is_untouched_stub
+from grader.host.grading import is_untouched_stub
 from grader.reports.model import Report
 from grader.backends.gpu import gpu_request
 from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME

@@ -116,7 +116,7 @@ def _require_engine(runtime: str) -> None:
 
 
 def _interrupted(runner, store, console) -> None:
-    from grader.judge import warm
+    from grader.host import warm
 
     runner.close(cancel=True)
     killed = warm.kill_all()

@@ -15,11 +15,11 @@ from rich.console import Console
 
 from grader.corpus import CorpusFile, corpus
 from grader.exercise import Exercise
-from grader.mistakes import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
+from grader.hindsight.records import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
                              mutant_signature, write_record)
 from grader.wire.grant import Flavor
 from grader.untrusted import in_markup
-from grader.validation import ExerciseValidation
+from grader.host.validation import ExerciseValidation
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,

@@ -60,7 +60,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     from grader.catalogs import grading_catalog
     from grader.cli.submit_progress import check_progress
     from grader.exercise import resolve_submission
-    from grader.grading import answered_alone, grade, read_submission
+    from grader.host.grading import answered_alone, grade, read_submission
     from grader.practice import clock
     from grader.practice.target import resolve_target, untouched_stub_note
     from grader.reports.render import check_report_paths, write_reports

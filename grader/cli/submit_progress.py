@@ -1,6 +1,6 @@
 """``grader submit``'s progress line: which check is running and how many are left, on a terminal only.
 
-:class:`CheckProgress` is the state, fed with the judge's events (``grader.judge.live``)
+:class:`CheckProgress` is the state, fed with the judge's events (``grader.host.live``)
 and asked for its line; it knows nothing of terminals, so it is tested by feeding
 events. :func:`check_progress` shows that line on stderr while the grading runs,
 only when stderr is a terminal, and takes it away before the scorecard is printed:
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.text import Text
 
-from grader.judge.live import Collected, Finished, JudgeEvent, Started
+from grader.host.live import Collected, Finished, JudgeEvent, Started
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import candidate_names
 from grader.reports.headline import StatusCount

@@ -56,7 +56,7 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
     from rich.table import Table
 
     from grader.cli.where import authoring
-    from grader.validation import validate_exercises
+    from grader.host.validation import validate_exercises
 
     if not mutation and (max_mutants or min_score is not None or json_path):
         raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from grader.errors import EXIT_MISMATCH, UsageError, describe_invalid
 from grader.exercise import load_catalog_exercise
-from grader.grading import grade, read_submission
+from grader.host.grading import grade, read_submission
 from grader.reports.compare import decision_differences
 from grader.reports.derived import EditedReport
 from grader.reports.model import Report

@@ -20,7 +20,7 @@ and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides
 also lets checks import the ``_<exercise>_helpers.py`` beside them by name.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
 
-Exports load lazily: the grading parent process imports ``grader.judge.runner``
+Exports load lazily: the grading parent process imports ``grader.host.runner``
 and must not pay for importing torch, which only the checks need.
 """
 

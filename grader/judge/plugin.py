@@ -306,7 +306,7 @@ class GraderPlugin:
             if result.not_run and self.load_error is None:
                 self._note_load_error(exc, result.id)
         # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's
-        # decision (grader.judge.decision) weighs them with the source audit, for every check at once.
+        # decision (grader.host.decision) weighs them with the source audit, for every check at once.
         if result.status is Status.PASSED:
             result.score = result.max_score
         return result
@@ -323,7 +323,7 @@ class GraderPlugin:
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
-        if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.judge.decision)
+        if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
             summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
                                     traceback=candidate_traceback(tb), check=check)

@@ -1,6 +1,6 @@
 """Grade an exercise's generated mutants and say which its checks kill: the mutation score.
 
-Each mutant is graded as any submission is (:func:`grader.grading.grade`, in one pool of
+Each mutant is graded as any submission is (:func:`grader.host.grading.grade`, in one pool of
 ``jobs`` gradings for all exercises, as ``grader validate`` does) and classified:
 
 - killed: it lost points on a check that failed or raised;
@@ -35,7 +35,7 @@ from typing import Iterable, Iterator
 from grader.corpus import SOLUTIONS_DIR
 from grader.errors import ExerciseError
 from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.mutation.equivalents import FILENAME, Equivalent, Stale, load_equivalents, stale
 from grader.mutation.generate import Dropped, Mutant, generate
 from grader.reports.model import Report, Status

@@ -20,7 +20,7 @@ What is derived, and so checked here:
 - what the sandbox's nets saw during a check (a forbidden call, tampering): that check
   has no credit, and (in the panel's copy) the report's lists carry it, so its flag cannot
   be dropped alone;
-- tampering anywhere: no check has credit (``grader.judge.decision``).
+- tampering anywhere: no check has credit (``grader.host.decision``).
 
 What is not derived cannot be checked from the report alone (a consistent forgery of
 statuses, scores and findings together): that is what signatures

@@ -78,7 +78,7 @@ class CheckResult(_Model):
                                                  "skipped with the judge's reason elsewhere")
     penalty: Literal["forbidden", "tampering", "subset"] | None = Field(
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
-                                  "a subset violation seen at run time (grader.judge.decision), whatever the check's "
+                                  "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
 
 
@@ -105,7 +105,7 @@ class LoadError(_Model):
     NameError at module level, a missing module, an import that never ends); the text came from the
     untrusted worker, its frames already cut to the candidate's own.
     ``found="stub"``: the file is the exercise's stub byte for byte: nothing of the candidate's to run.
-    The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.grading``).
+    The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.host.grading``).
     """
 
     found: Literal["source", "sandbox", "stub", "subset"]
@@ -232,7 +232,7 @@ class Timing(_Model):
 
 
 class Diagnosis(_Model):
-    """What a grading's lost checks say (``grader.judge.diagnosis``), in one of two kinds.
+    """What a grading's lost checks say (``grader.hindsight.diagnosis``), in one of two kinds.
 
     ``mistake``: a named mistake whose recorded losses (which checks, and how each was lost) match this
     grading's; shown as "looks like: <description> (matches <matched> of <failed> failed checks)", or
@@ -263,7 +263,7 @@ class Diagnosis(_Model):
 
 
 class FollowUp(_Model):
-    """A question for the interview, from the exercise's guide (``grader.judge.interview``): panel only."""
+    """A question for the interview, from the exercise's guide (``grader.hindsight.interview``): panel only."""
 
     ask: str
     answer: str = Field(description="what a strong candidate says")

@@ -147,7 +147,7 @@ class FindingView:
 
 @dataclass(frozen=True)
 class DiagnosisView:
-    """A named mistake the grading looks like (``grader.judge.diagnosis``)."""
+    """A named mistake the grading looks like (``grader.hindsight.diagnosis``)."""
 
     line: str  # "looks like: <description> (matches 5 of 5 failed checks)"
     mutant: str  # the mutant's name, shown to the panel beside the line

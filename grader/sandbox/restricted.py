@@ -17,7 +17,7 @@ builtins do: the candidate's module gets its own ``__builtins__`` mapping, in wh
 
 A refusal raises :class:`SubsetGuardRefused`; the judge reads the exception's type from
 the worker's error record and turns it into a violation in its own words
-(``grader.judge.decision``), never quoting what the sandbox said.
+(``grader.host.decision``), never quoting what the sandbox said.
 
 Every process imports the candidate's module through this file: the staged
 ``subset/<module>.py`` (written by the judge, ``grader.backends.staging``) stands first

@@ -10,9 +10,9 @@ by attribute name (``rules``).
 The result, a :class:`SourceAudit`:
 
 - ``violations``: how the file leaves the subset. Any one, and the file never runs: the
-  judge answers alone (``grader.grading.answer_without_sandbox``), every check not run;
+  judge answers alone (``grader.host.grading.answer_without_sandbox``), every check not run;
 - ``forbidden``: references to the exercise's forbidden APIs. The file runs, and
-  ``grader.judge.decision`` takes the credit the contract says; a forbidden *package*
+  ``grader.host.decision`` takes the credit the contract says; a forbidden *package*
   (calls into it cannot be told apart at run time) blocks like a violation.
 
 What a computed name does at run time (``getattr(obj, name)``) is refused in the sandbox

@@ -2,7 +2,7 @@
 
 The judge's pytest plugin makes one per collected check (``grader.judge.plugin``)
 and writes them in its "collected" event; the host reads them back
-(``grader.judge.runner``) for the grading (``grader.grading``) and the catalog's
+(``grader.host.runner``) for the grading (``grader.host.grading``) and the catalog's
 counts (``grader.practice.catalog``). The judge is trusted, but the spec crosses a
 process boundary as JSON, so the host validates it on reading: a malformed event
 is a clear "not graded" reason, never a ``KeyError`` half-way through a report.

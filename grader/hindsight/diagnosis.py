@@ -1,7 +1,7 @@
 """Name the mistake a grading most likely shows, from the exercise's recorded mutant signatures.
 
 Each mutant of an exercise is a named mistake, and ``grader validate --record`` wrote down
-which checks each one loses points on (:mod:`grader.mistakes`). A grading that loses points
+which checks each one loses points on (:mod:`grader.hindsight.records`). A grading that loses points
 on nearly the same checks most likely made nearly the same mistake, and a panel reads
 "looks like: scores scaled by √d_model instead of √d_head" faster than five failed checks.
 
@@ -12,7 +12,7 @@ The rule, chosen so that a wrong name is rarer than a missing one:
   tampering (its failures are the penalty, not a pattern); and no mistake is named from a stale
   record (signatures measured on other checks).
 * F is this grading's losses: each check function it lost points on, and how it was lost (a wrong
-  answer, an exception of a given class or a crash, a timeout, a forbidden API: ``grader.mistakes.Loss``).
+  answer, an exception of a given class or a crash, a timeout, a forbidden API: ``grader.hindsight.records.Loss``).
   S is a mutant's recorded losses cut to the checks this grading counted (a GPU check skipped here
   says nothing). The match is |checks both lost the same way| / |F ∪ S|: it falls for failures the
   mutant does not explain, for checks the mutant fails that this file passes, and for a check both lost
@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.mistakes import Loss, MistakeRecord, Signature, check_function, counted_checks, flavor_of, losses
+from grader.hindsight.records import Loss, MistakeRecord, Signature, check_function, counted_checks, flavor_of, losses
 from grader.wire.grant import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 

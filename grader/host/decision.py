@@ -6,7 +6,7 @@ The rules, in order (the first that applies to a check gives its message):
    "not run" and the parse error is told once (``Report.load_error``);
 2. the source leaves its exercise's language subset (``SourceAudit.violations``), or names a
    forbidden *package* (calls into a package cannot be attributed to checks at run time): the
-   file never ran (``grader.grading.answer_without_sandbox``); every check "not run", 0 points,
+   file never ran (``grader.host.grading.answer_without_sandbox``); every check "not run", 0 points,
    the violations (or the package) named with their lines;
 3. the sandbox's guard refused a computed name during a check (``CheckResult.guard_refused``):
    a violation found at run time, in the judge's words; no credit for any check;

@@ -1,8 +1,8 @@
 """What a panel learns from a grading beyond its score: the mistake it looks like, and what to ask next.
 
 Both come from files the exercise keeps beside its checks: ``mistakes.json`` (its mutants'
-signatures, :mod:`grader.mistakes`) and ``interview.toml`` (its question bank,
-:mod:`grader.judge.interview`). They are read before the grading starts, so a malformed one
+signatures, :mod:`grader.hindsight.records`) and ``interview.toml`` (its question bank,
+:mod:`grader.hindsight.interview`). They are read before the grading starts, so a malformed one
 is an error naming the file, never a grading that silently lacks them; an exercise with
 neither gets an empty diagnosis and no follow-ups. This module is the one place that asks
 the guide for questions: the report keeps only the questions' text, so a stored report
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.exercise import Exercise
-from grader.judge import interview
-from grader.judge.diagnosis import diagnose
-from grader.mistakes import Loss, MistakeRecord, check_function, load_record, losses
+from grader.hindsight import interview
+from grader.hindsight.diagnosis import diagnose
+from grader.hindsight.records import Loss, MistakeRecord, check_function, load_record, losses
 from grader.reports.model import FollowUp, Report
 
 #: Follow-up questions suggested per grading.

@@ -2,7 +2,7 @@
 
 Starting ``python -m pytest`` cold costs about three seconds of CPU before the
 first check runs (torch alone is 1.5 s): most of a grading's judge-side cost and
-the ceiling on batch throughput. So one server process (``grader.judge.zygote``)
+the ceiling on batch throughput. So one server process (``grader.host.zygote``)
 imports the heavy modules and forks a clean child for each judge run. A child is
 still a separate process with its own pytest session, so nothing leaks from one
 grading to the next, and the runner still enforces the deadline by killing the
@@ -64,7 +64,7 @@ class _Server:
         self.home = tempfile.TemporaryDirectory(prefix="grader-judge-server-")
         # No PDEATHSIG here: it fires when the *thread* that started us exits. The server
         # exits instead when its stdin closes, which happens when this whole process is gone.
-        self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "grader.judge.zygote"), stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "grader.host.zygote"), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, env=env, cwd=self.home.name, start_new_session=True)
         self.judges: dict[str, Judge] = {}
         self.lock = threading.Lock()

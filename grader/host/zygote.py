@@ -1,6 +1,6 @@
 """The warm judge's server: import torch, pytest and hypothesis once, fork a judge per request.
 
-Run as ``python -m grader.judge.zygote`` by :mod:`grader.judge.warm`, never by
+Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by
 hand. It reads one JSON request per line on stdin (``{"id", "argv", "cwd",
 "log", "env"}``) and answers on stdout with ``{"id", "pid"}`` when a judge is forked and
 ``{"id", "exit"}`` when it ends. It stays single-threaded, so forking is safe,
@@ -106,7 +106,7 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
-        from grader.judge.warm import die_with_parent
+        from grader.host.warm import die_with_parent
 
         die_with_parent()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # stdin was the request pipe

@@ -31,7 +31,7 @@ from typing import Iterable, Iterator
 
 from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
 from grader.exercise import EXERCISES_DIR, Exercise, GpuPolicy, load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status

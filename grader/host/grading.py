@@ -19,11 +19,11 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
-from grader.judge import decision
-from grader.judge.annotate import Hindsight
+from grader.host import decision
+from grader.hindsight.annotate import Hindsight
 from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
-from grader.judge.live import JudgeEvent
-from grader.judge.runner import JudgeRun, run_checks
+from grader.host.live import JudgeEvent
+from grader.host.runner import JudgeRun, run_checks
 from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
 from grader.reports.redact import split_params
 from grader.backends.choice import SandboxChoice, choose_sandbox
@@ -49,7 +49,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
     sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
     the scorecard names the file (default: its absolute path; a batch gives its place in SUBMISSIONS).
-    ``on_event`` hears the judge's events while it runs (``grader.judge.live``: a progress display).
+    ``on_event`` hears the judge's events while it runs (``grader.host.live``: a progress display).
 
     ``fingerprint``: the exercise the caller means (the catalog's, a batch driver's): an exercise
     whose files differ is refused before any check loads. ``given_as``: the file as the user named
@@ -182,7 +182,7 @@ def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, pa
     A ``gpu`` check is skipped when no GPU was asked for, as a grading without one skips it. No
     candidate code runs, so no sandbox is opened: a broken file or the stub costs no container.
     """
-    from grader.practice.catalog import CollectionFailed, cached_checks
+    from grader.host.collected import CollectionFailed, cached_checks
 
     request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at, load_error=reason,
@@ -241,7 +241,7 @@ def is_untouched_stub(ex: Exercise, source: bytes) -> bool:
 def _source_warnings(source: bytes) -> list[str]:
     if not source.strip():
         return ["the submission file is empty"]
-    return []  # a file that does not parse is the report's load_error, told once (grader.judge.decision)
+    return []  # a file that does not parse is the report's load_error, told once (grader.host.decision)
 
 
 def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> None:
@@ -301,7 +301,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
 
 def _remember_checks(ex: Exercise, specs) -> None:
     """Keep the checks this grading collected in the catalog's cache, for the judge's answers alone."""
-    from grader.practice.catalog import remember_checks
+    from grader.host.collected import remember_checks
 
     try:
         remember_checks(ex, specs)

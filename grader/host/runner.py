@@ -1,7 +1,7 @@
 """Run an exercise's checks in a child pytest process and read back what happened.
 
 The child is ``pytest checks/ -p grader.judge.plugin ...``, forked from a warm
-server that has torch and pytest imported already (``grader.judge.warm``), with an
+server that has torch and pytest imported already (``grader.host.warm``), with an
 empty ini file (no project configuration leaks in), a fixed hypothesis seed and
 a hard wall-clock deadline enforced from here. Its outcomes arrive as JSON lines
 (see ``grader.judge.plugin``); its exit code and printed text mean nothing.
@@ -25,7 +25,7 @@ from grader.exercise import Exercise
 from pydantic import ValidationError
 
 from grader.errors import describe_invalid
-from grader.judge import live, warm
+from grader.host import live, warm
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
 from grader.wire.selfreport import SandboxSummary

@@ -3,7 +3,7 @@
 Each mutant in ``solutions/<name>/`` is a mistake with a name and a description, and
 ``grader validate`` already learns which checks each one fails. Written down with the
 exercise, that pattern (the mutant's *signature*) lets a grading name the mistake a
-candidate most likely made (:mod:`grader.judge.diagnosis`) without grading any mutant.
+candidate most likely made (:mod:`grader.hindsight.diagnosis`) without grading any mutant.
 
 A signature is only true for the checks and mutants it was measured on, so the record
 carries what it was measured against: the exercise's fingerprint (exercise.toml, probes,
@@ -44,7 +44,7 @@ from grader.reports.model import CheckResult, Report, Status
 from grader.wire.grant import Flavor
 
 if TYPE_CHECKING:
-    from grader.validation import ExerciseValidation
+    from grader.host.validation import ExerciseValidation
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"

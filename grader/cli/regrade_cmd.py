@@ -107,7 +107,7 @@ def _bundle_lines(report_path: Path) -> list[str]:
 
 
 def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
-    from grader.evidence.regrade_batch import Outcome, regrade_batch
+    from grader.batch.regrade import Outcome, regrade_batch
 
     result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
                            runtime=runtime, jobs=jobs)

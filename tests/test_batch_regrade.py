@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from grader.batch.store import Key, Store
 from grader.cli import main
-from grader.evidence.regrade_batch import Outcome, regrade_batch
+from grader.batch.regrade import Outcome, regrade_batch
 from tests.conftest import REPO, TOY
 
 SOLUTIONS = REPO / "tests" / "fixtures" / "toy_solutions" / "toy"

@@ -14,7 +14,8 @@ from grader.corpus import MUTANT_FOLDERS, SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.hindsight.records import load_record
-from grader.hindsight.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
+from grader.hindsight.interview import (GUIDE_FILE, Guide, Question, because, load_guide, suggest)
+from grader.reports.model import check_function
 from grader.practice.pack import pack_exercise
 from grader.practice.workspace import init_workspace
 from grader.host.validation import all_exercise_names

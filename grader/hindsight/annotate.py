@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from grader.exercise import Exercise
 from grader.hindsight import interview
 from grader.hindsight.diagnosis import diagnose
-from grader.hindsight.records import Loss, MistakeRecord, check_function, load_record, losses
+from grader.hindsight.records import Loss, MistakeRecord, load_record, losses
 from grader.reports.model import FollowUp, Report
 
 #: Follow-up questions suggested per grading.
@@ -45,7 +45,7 @@ class Hindsight:
             report.follow_ups = []
             return
         lost = losses(report).lost
-        in_order = [name for name in dict.fromkeys(check_function(c.id) for c in report.checks) if name in lost]
+        in_order = [name for name in dict.fromkeys(c.function for c in report.checks) if name in lost]
         failed = [name for name in in_order if lost[name].how is Loss.FAILED]  # wrong answers
         otherwise = {name: lost[name] for name in in_order if lost[name].how is not Loss.FAILED}
         diagnosed = [d.mutant for d in report.diagnosis if d.kind == "mistake"]

@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.hindsight.records import Loss, MistakeRecord, Signature, check_function, counted_checks, flavor_of, losses
+from grader.hindsight.records import Loss, MistakeRecord, Signature, counted_checks, flavor_of, losses
 from grader.wire.grant import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
@@ -99,7 +99,7 @@ def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, 
             or any(f.kind is FindingKind.TAMPERING for f in report.findings)):
         return []
     lost = losses(report)
-    hidden = {check_function(c.id) for c in report.checks if c.visibility is Visibility.HIDDEN}
+    hidden = {c.function for c in report.checks if c.visibility is Visibility.HIDDEN}
     answers_only = all(how.how is Loss.FAILED for how in lost.lost.values())
     out = []
     if record is not None and record.exercise_fingerprint == fingerprint:

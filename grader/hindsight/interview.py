@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from grader.errors import ExerciseError
 from grader.exercise import Exercise
-from grader.hindsight.records import Loss, Lost, check_function
+from grader.hindsight.records import Loss, Lost
+from grader.reports.model import check_function
 
 #: The guide's file name inside an exercise folder.
 GUIDE_FILE = "interview.toml"

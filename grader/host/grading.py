@@ -24,8 +24,8 @@ from grader.hindsight.annotate import Hindsight
 from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
 from grader.host.live import JudgeEvent
 from grader.host.runner import JudgeRun, run_checks
-from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
-from grader.reports.redact import split_params
+from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
+                                  split_check_id, total)
 from grader.backends.choice import SandboxChoice, choose_sandbox
 from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
 from grader.wire.grant import GpuRequest
@@ -267,7 +267,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
         report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
-    undocumented = dict.fromkeys(split_params(s.id)[0] for s in run.collected if not s.documented)
+    undocumented = dict.fromkeys(split_check_id(s.id)[0] for s in run.collected if not s.documented)
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
         report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
 

@@ -91,7 +91,7 @@ class ExerciseValidation:
             if v.kind == "mutant":
                 for c in v.report.checks:
                     # A check whose own code raised caught nothing: it is a check error (see ``check_errors``).
-                    if c.status not in (Status.SKIPPED, Status.CHECK_ERROR) and c.score < c.max_score:
+                    if c.lost_points:
                         out.setdefault(c.name, []).append(v.path.stem)
         return out
 
@@ -104,8 +104,7 @@ def _judge(kind: str, report: Report, *, gpus: bool = False) -> str | None:
     skipped = [f"{c.name} ({c.message[:120]})" for c in report.checks if c.status is Status.SKIPPED]
     if gpus and skipped:  # what a GPU check holds is proved only by running it
         return "checks skipped although --gpus was given: " + "; ".join(skipped)
-    lost = [f"{c.name} ({c.status.value}: {c.message[:120]})" for c in report.checks
-            if c.status is not Status.SKIPPED and c.score < c.max_score]
+    lost = [f"{c.name} ({c.status.value}: {c.message[:120]})" for c in report.checks if c.lost_points]
     if kind in ("reference", "variant"):
         if lost:
             return "lost points on " + "; ".join(lost)

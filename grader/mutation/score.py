@@ -100,7 +100,7 @@ def classify(report: Report) -> tuple[Outcome, list[str], str | None]:
         return Outcome.CHECK_ERROR, [c.name for c in report.check_errors], report.not_graded_reason
     if not report.graded:
         return Outcome.NOT_GRADED, [], report.not_graded_reason
-    lost = [c for c in report.checks if c.status is not Status.SKIPPED and c.score < c.max_score]
+    lost = [c for c in report.checks if c.lost_points]
     if not lost and report.score >= report.max_score:
         return Outcome.SURVIVED, [], None
     names = [c.name for c in lost]

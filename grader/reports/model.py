@@ -50,6 +50,23 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
 
 
+def split_check_id(check_id: str) -> tuple[str, str | None]:
+    """``("test_m.py::test_rows", "3-True")`` for ``test_m.py::test_rows[3-True]``; ``(check_id, None)`` unparametrized.
+
+    The one reading of a check's id. The parameters start at the first ``[`` after the file
+    part: pytest puts them last, and a class or function name cannot hold a ``[``.
+    """
+    start = check_id.find("[", max(check_id.find("::"), 0))
+    if start < 0 or not check_id.endswith("]"):
+        return check_id, None
+    return check_id[:start], check_id[start + 1:-1]
+
+
+def check_function(check_id: str) -> str:
+    """``test_sdpa.py::test_rows[3-True]`` -> ``test_rows``: what mistake records and interview.toml name."""
+    return split_check_id(check_id)[0].rsplit("::", 1)[-1]
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -80,6 +97,21 @@ class CheckResult(_Model):
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
                                   "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+
+    @property
+    def function(self) -> str:
+        """The check function's name (``test_rows`` for ``test_m.py::test_rows[3-True]``)."""
+        return check_function(self.id)
+
+    @property
+    def counted(self) -> bool:
+        """It counts toward the score: neither skipped nor a check error (which makes the grading not graded)."""
+        return self.status not in (Status.SKIPPED, Status.CHECK_ERROR)
+
+    @property
+    def lost_points(self) -> bool:
+        """It counted and scored below its worth: what catches a mutant, what a mistake's signature holds."""
+        return self.counted and self.score < self.max_score
 
 
 #: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
@@ -331,5 +363,5 @@ class Report(_Model):
 def total(checks: list[CheckResult]) -> tuple[float, float]:
     """Score and max score of ``checks``; skipped checks count toward neither (nor would a check error, which
     makes the grading not graded: see ``Report.check_errors``)."""
-    counted = [c for c in checks if c.status not in (Status.SKIPPED, Status.CHECK_ERROR)]
+    counted = [c for c in checks if c.counted]
     return sum(c.score for c in counted), sum(c.max_score for c in counted)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
+from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility, split_check_id
 from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
@@ -124,18 +124,6 @@ def opaque_id(check_id: str) -> str:
     return "hidden-" + hashlib.sha256(check_id.encode()).hexdigest()[:12]
 
 
-def split_params(check_id: str) -> tuple[str, str | None]:
-    """``("test_m.py::test_rows", "3-True")`` for ``test_m.py::test_rows[3-True]``; ``(check_id, None)`` unparametrized.
-
-    The parameters start at the first ``[`` after the file part: pytest puts them
-    last, and a class or function name cannot hold a ``[``.
-    """
-    start = check_id.find("[", max(check_id.find("::"), 0))
-    if start < 0 or not check_id.endswith("]"):
-        return check_id, None
-    return check_id[:start], check_id[start + 1:-1]
-
-
 def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
     """Hidden check id -> the name a candidate sees: without its parameters, numbered per check function.
 
@@ -147,7 +135,7 @@ def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
     for c in checks:
         if c.visibility is not Visibility.HIDDEN:
             continue
-        function, params = split_params(c.id)
+        function, params = split_check_id(c.id)
         if params is None:
             names[c.id] = c.name
             continue

@@ -1,12 +1,14 @@
 """A new exercise from a template: the smallest pair of folders that ``grader validate`` passes.
 
-``grader new NAME`` writes ``exercises/NAME/`` (the prompt with its Contract and Decisions,
-``exercise.toml``, the stub, the probes, one check, one public example) and
-``solutions/NAME/`` (the reference, one variant, one mutant as a patch, the contract
-table) for a trivial contract: ``scale(x, factor)`` returns ``x * factor`` and leaves ``x``
-alone. Every file already has the shape the repository's tests ask of an exercise, so an
-author replaces the contract and keeps a folder that validates at each step
-(AUTHORING.md walks through it).
+``grader new NAME`` writes ``exercises/NAME/`` (the prompt with its Contract, Decisions
+and language subset, ``exercise.toml``, the stub, the probes, two checks, one public
+example, the interview guide) and ``solutions/NAME/`` (the reference, two variants, six
+mutants, most as patches, the contract table) for a trivial contract: ``scale(x, factor)``
+returns ``x * factor`` and leaves ``x`` alone. Every file already follows the authoring
+rules (:mod:`grader.authoring`) as written, the counts of variants and mutants included,
+so an author replaces the contract and keeps a folder that validates at each step
+(AUTHORING.md walks through it). Only ``mistakes.json`` is missing: it is measured by
+grading (``grader validate NAME --more --record``), and its absence is a warning.
 
 The template is text here rather than a folder of ``.py`` files: a half-filled stub or
 check in the package would be imported, linted and collected as if it were code.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from grader.errors import UsageError
 from grader.mutant_patch import make_patch
+from grader.scaffold_corpus import CONTRACT, FILE_MUTANTS, PATCH_MUTANTS, REFERENCE, VARIANTS
 
 #: A name becomes a module (``NAME.py``), a folder and part of a test file's name: a lowercase identifier.
 NEW_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -96,15 +99,19 @@ def exercise_files(name: str) -> dict[str, str]:
 
 def solution_files(name: str) -> dict[str, str]:
     """``solutions/NAME/``: relative path -> text."""
-    return {f"{name}.py": _fill(REFERENCE, name), "variants/scales_a_copy_in_place.py": _fill(VARIANT, name),
-            "mutants/scales_x_in_place.diff": _mutant(name), "contract.toml": _fill(CONTRACT, name)}
+    files = {f"{name}.py": _fill(REFERENCE, name), "contract.toml": _fill(CONTRACT, name)}
+    files |= {f"variants/{stem}.py": _fill(text, name) for stem, text in VARIANTS.items()}
+    files |= {f"mutants/{stem}.diff": _patch(name, *mistake) for stem, mistake in PATCH_MUTANTS.items()}
+    files |= {f"mutants/{stem}.py": _fill(text, name) for stem, text in FILE_MUTANTS.items()}
+    return files
 
 
-def _mutant(name: str) -> str:
-    """The mutant as a patch against the reference, written as ``diff -u`` would (so it always applies)."""
+def _patch(name: str, description: str, before: str, after: str) -> str:
+    """A mutant as a patch against the reference, written as ``diff -u`` would (so it always applies)."""
     reference = _fill(REFERENCE, name)
-    return make_patch(reference, reference.replace(MUTANT_FROM, MUTANT_TO), name=f"{name}.py",
-                      description=MUTANT_DESCRIPTION)
+    if before not in reference:  # the template's own consistency: every mutant changes the reference
+        raise ValueError(f"the scaffold's mutant {description!r} changes {before!r}, which the reference lacks")
+    return make_patch(reference, reference.replace(before, after), name=f"{name}.py", description=description)
 
 
 README = '''\
@@ -131,6 +138,14 @@ def scale(x: torch.Tensor, factor: float) -> torch.Tensor
   `torch.testing.assert_close`'s default tolerance for the dtype.
 - **Inputs.** `x` is a float32 or float64 CPU tensor of up to 3 dimensions; `factor`
   is a finite Python float.
+
+## What your file may use
+
+Your file runs only if it stays inside this exercise's **language subset**, checked before anything
+runs: `torch`'s public API and the pure standard library (`math`, `typing`, `dataclasses`,
+`functools`...). Never `exec`, `eval`, `open`, `sys`, `os`, `importlib`, `pickle` or dunder
+attributes beyond the usual. A file outside the subset is not run: every check scores 0, and the
+scorecard names each line and says how to write it instead.
 
 ## Example
 
@@ -216,7 +231,7 @@ def scale(x, factor):
 '''
 
 CHECK = '''\
-"""Checks for scale(x, factor) -> Tensor."""
+"""Checks for scale(x, factor) -> Tensor: one check per rule of the prompt."""
 
 from __future__ import annotations
 
@@ -227,18 +242,33 @@ from hypothesis import strategies as st
 
 from grader.judge import expect_close, expect_tensor
 
+INPUTS = dict(shape=st.lists(st.integers(1, 4), max_size=3), dtype=st.sampled_from([torch.float32, torch.float64]),
+              factor=st.floats(-4, 4, allow_nan=False), seed=st.integers(0, 2**16))
+
+
+def _x(shape, dtype, seed):
+    return torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
+
 
 @pytest.mark.points(2)
 @pytest.mark.visibility("visible")
-@pytest.mark.hint("Return a new tensor, x * factor, and leave x as it was.")
-@given(shape=st.lists(st.integers(1, 4), max_size=3), dtype=st.sampled_from([torch.float32, torch.float64]),
-       factor=st.floats(-4, 4, allow_nan=False), seed=st.integers(0, 2**16))
-def test_scales_and_leaves_x_alone(sandbox, shape, dtype, factor, seed):
-    """Returns x * factor in x's shape and dtype, and leaves x unchanged"""
-    x = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
+@pytest.mark.hint("Return a new tensor, x * factor, in x's shape and dtype.")
+@given(**INPUTS)
+def test_returns_x_times_factor(sandbox, shape, dtype, factor, seed):
+    """Returns x * factor in x's shape and dtype"""
+    x = _x(shape, dtype, seed)
     got = sandbox.call("scale", x, factor)
     out = expect_tensor(got["out"], shape=x.shape, dtype=dtype, name="scale(x, factor)")
     expect_close(out, x * factor, "scale(x, factor)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.hint("Leave x as it was: compute a new tensor rather than scaling x in place.")
+@given(**INPUTS)
+def test_leaves_x_unchanged(sandbox, shape, dtype, factor, seed):
+    """Leaves x unchanged, value for value"""
+    x = _x(shape, dtype, seed)
+    got = sandbox.call("scale", x, factor)
     after = expect_tensor(got["x_after"], shape=x.shape, dtype=dtype, name="x after the call")
     expect_close(after, x, "x after the call", atol=0, rtol=0, note="scale must not change its input.")
 '''
@@ -272,8 +302,18 @@ answer = """\\
 x.mul_(factor) writes into the tensor the caller passed, so every other reference to it (the caller's \\
 variable, a batch still in use, a tensor autograd saved for backward) silently changes too. Return a new \\
 tensor, x * factor, or scale a clone."""
-checks = ["test_scales_and_leaves_x_alone"]
+checks = ["test_leaves_x_unchanged"]
 mutants = ["scales_x_in_place"]
+when = "failed"
+
+[[question]]
+ask = "Your result came back as float32 for a float64 input. Where did the precision go, and why does it matter?"
+answer = """\\
+A .float() (or a float32 constant) casts the result down to 24 bits of mantissa, so a float64 caller loses \\
+about nine significant digits without being told. Keep the input's dtype: x * factor with a Python float \\
+computes in x's own dtype."""
+checks = ["test_returns_x_times_factor"]
+mutants = ["returns_float32"]
 when = "failed"
 
 [[question]]
@@ -282,48 +322,24 @@ answer = """\\
 In-place ops save memory and an allocation, which matters for large activations (ReLU(inplace=True)). \\
 Autograd tracks a version counter on every tensor: if a tensor saved for backward was modified in place, \\
 backward raises an error instead of computing with the new values."""
-checks = ["test_scales_and_leaves_x_alone"]
+checks = ["test_leaves_x_unchanged"]
 when = "passed"
-'''
 
-REFERENCE = '''\
-"""Reference solution for NAME: scale a tensor."""
+[[question]]
+ask = "x * factor with a Python float: what dtype does the result have, and why is it not float64?"
+answer = """\\
+Type promotion treats a Python scalar as a weaker, dimensionless value: it never raises a tensor's \\
+floating dtype, so a float32 tensor times a Python float stays float32. A 0-dimensional float64 tensor \\
+would not promote it either; a 1-element float64 tensor with a dimension would."""
+checks = ["test_returns_x_times_factor"]
+when = "passed"
 
-from __future__ import annotations
-
-import torch
-
-
-def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
-    """Return x * factor as a new tensor of x's shape and dtype; leave x unchanged."""
-    return x * factor
-'''
-
-VARIANT = '''\
-"""Variant: copies x, then scales the copy in place. Another correct answer, written differently."""
-
-from __future__ import annotations
-
-import torch
-
-
-def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
-    out = x.clone()
-    out *= factor
-    return out
-'''
-
-#: The mutant: one plausible mistake, written down as the lines that change in the reference.
-MUTANT_DESCRIPTION = "Mutant: scales x in place and returns it, so the caller's tensor changes too."
-MUTANT_FROM, MUTANT_TO = "    return x * factor\n", "    x.mul_(factor)\n    return x\n"
-
-CONTRACT = '''\
-# Which check holds each rule of exercises/NAME/README.md (kept true by tests/test_contract_tables.py).
-# Key: words of one paragraph of the prompt. Value: check ids, "forbidden:API", or "not checked: <why>".
-
-"**Returns** `x * factor`" = ["test_scales_and_leaves_x_alone"]
-"**`x` is left unchanged**" = ["test_scales_and_leaves_x_alone"]
-"`torch.mul` may not be used" = ["forbidden:torch.mul"]
-"**Tolerance.**" = "not checked: the tolerance the checks use"
-"**Inputs.**" = "not checked: a promise about the checks' own inputs"
+[[question]]
+ask = "How would you scale a tensor too large to hold twice in memory?"
+answer = """\\
+Scale it in place under torch.no_grad(), and say so in the contract, since the caller's tensor changes; \\
+or fill a preallocated output chunk by chunk (out[i:j] = x[i:j] * factor) and free the input as you go. \\
+Either way the peak stays near one tensor, not two."""
+checks = ["test_returns_x_times_factor"]
+when = "passed"
 '''

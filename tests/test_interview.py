@@ -3,85 +3,53 @@ candidate, read with clear errors, and suggested in a fixed order (issue 17, par
 
 from __future__ import annotations
 
-import ast
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from grader.corpus import MUTANT_FOLDERS, SOLUTIONS_DIR
+from grader.authoring import Concern, Folder, Rule
+from grader.authoring.interview import guide_ties
+from grader.corpus import SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
-from grader.exercise import Exercise, GpuPolicy, load_exercise
-from grader.hindsight.records import load_record
+from grader.exercise import Exercise, load_exercise
 from grader.hindsight.interview import (GUIDE_FILE, Guide, Question, because, load_guide, suggest)
 from grader.reports.model import check_function
 from grader.practice.pack import pack_exercise
 from grader.practice.workspace import init_workspace
 from grader.host.validation import all_exercise_names
+from tests.authoring_rules import findings, holds
 
 NAMES = all_exercise_names()
 
 
-def check_names(ex: Exercise) -> set[str]:
-    """The check functions of checks/test_*.py (what a check id ends with), as the contract tables read them."""
-    return {node.name for path in ex.checks_dir.glob("test_*.py")
-            for node in ast.parse(path.read_text(encoding="utf-8")).body
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test")}
-
-
-def mutant_names(ex: Exercise, solutions_dir: Path = SOLUTIONS_DIR) -> set[str]:
-    return {p.stem for folder in MUTANT_FOLDERS for p in (solutions_dir / ex.name / folder).glob("*")
-            if p.suffix in (".py", ".diff")}
-
-
-def guide_problems(ex: Exercise, guide: Guide, solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
-    """Each name a question is tied to that is neither a check of ``ex`` nor one of its mutants."""
-    checks, mutants = check_names(ex), mutant_names(ex, solutions_dir)
-    problems = []
-    for n, q in enumerate(guide.questions, 1):
-        problems += [f"{ex.name} question {n} ({q.ask[:40]!r}): no check {c!r} in checks/"
-                     for c in q.checks if c not in checks]
-        problems += [f"{ex.name} question {n} ({q.ask[:40]!r}): no mutant {m!r} in solutions/{ex.name}/"
-                     f"{'|'.join(MUTANT_FOLDERS)}" for m in q.mutants if m not in mutants]
-    return problems
-
-
-# --- every exercise's guide --------------------------------------------------------------------------------
+# --- every exercise's guide: the rules of grader/authoring/interview.py ---------------------------------------
+# Before they were a library: every name a question is tied to is a check or a mutant (guide-ties); the guide
+# exists (guide-missing), reads (guide-invalid), has 5 to 8 questions (guide-size), a "failed" one and three
+# "passed" (guide-kinds), each ask a question and each answer 40 to 600 characters (guide-spoken); a failed
+# question about a mutant asks about a check that mutant fails (guide-mutant-check). That load_guide names the
+# exercise (``guide.exercise == name``) is load_guide's own, below.
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_question_is_tied_to_a_check_or_mutant_that_exists(name):
-    ex = load_exercise(name)
-    guide = load_guide(ex)
-    assert guide.exercise == name
-    assert guide_problems(ex, guide) == []
+def test_every_exercise_has_a_spoken_guide_tied_to_checks_and_mutants_that_exist(name):
+    holds(findings(name, Concern.INTERVIEW))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_every_exercise_has_a_guide_of_five_to_eight_questions_of_both_kinds(name):
-    """Spoken questions with short answers; at least three deeper ones, so a candidate with full marks gets three."""
-    ex = load_exercise(name)
-    assert (ex.root / GUIDE_FILE).is_file(), f"{name} has no {GUIDE_FILE}"
-    guide = load_guide(ex)
-    kinds = [q.when for q in guide.questions]
-    assert 5 <= len(kinds) <= 8, f"{name}: {len(kinds)} questions"
-    assert "failed" in kinds and kinds.count("passed") >= 3, kinds  # full marks still get three questions
-    for q in guide.questions:  # spoken: a question, and an answer the panel can read aloud
-        assert q.ask.endswith("?"), q.ask
-        assert 40 <= len(q.answer) <= 600, (q.ask, len(q.answer))
+def test_the_tie_rule_finds_a_check_and_a_mutant_that_do_not_exist(scratch):
+    write_guide(scratch, GOOD.replace('checks = ["test_a"]', f'checks = ["{sorted(_checks(scratch))[0]}"]')
+                .replace('mutants = ["m"]', 'mutants = ["log_mask_tiny_weights", "fill_minus_1e9"]'))
+    assert guide_ties(Folder(scratch, SOLUTIONS_DIR)) == []
+    path = write_guide(scratch, GOOD.replace('mutants = ["m"]', 'mutants = ["no_such_mutant"]')
+                       .replace('checks = ["test_a"]', 'checks = ["test_no_such_check"]'))
+    found = guide_ties(Folder(scratch, SOLUTIONS_DIR))
+    assert [(f.rule, f.file, f.line) for f in found] == [(Rule.GUIDE_TIES, path, 3), (Rule.GUIDE_TIES, path, 9)]  # the asks
+    assert "no check 'test_no_such_check' in checks/" in found[0].message
+    assert "no mutant 'no_such_mutant' in solutions/attention/mutants|more_mutants" in found[1].message
 
 
-def test_the_tie_check_finds_a_check_and_a_mutant_that_do_not_exist():
-    ex = load_exercise("attention")
-    guide = Guide(exercise="attention", questions=[
-        Question(ask="a?", answer="b", checks=["test_no_such_check"], when="failed"),
-        Question(ask="c?", answer="d", mutants=["no_such_mutant"], when="failed"),
-        Question(ask="e?", answer="f", checks=sorted(check_names(ex))[:1], mutants=["log_mask_tiny_weights",
-                                                                                       "fill_minus_1e9"],
-                 when="passed"),
-    ])
-    problems = guide_problems(ex, guide)
-    assert len(problems) == 2 and "test_no_such_check" in problems[0] and "no_such_mutant" in problems[1]
+def _checks(ex: Exercise) -> set[str]:
+    return set(Folder(ex, SOLUTIONS_DIR).check_functions)
 
 
 # --- hidden from candidates --------------------------------------------------------------------------------
@@ -251,19 +219,3 @@ def test_because_says_why_each_was_chosen():
                        "deep_c?": "everything it is tied to passed"}
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_a_failed_question_about_a_mutant_asks_about_a_check_that_mutant_fails(name):
-    """A question suggested because a grading "looks like" mutant M is about M's mistake: when it also names
-    checks, M's recorded signature (mistakes.json, what M loses points on) includes one of them. A question
-    whose mutant fails none of its checks would be suggested for the wrong reason."""
-    ex = load_exercise(name)
-    record = load_record(ex)
-    if record is None and ex.config.exercise.gpu is GpuPolicy.REQUIRED:
-        pytest.skip(f"{name} has no cuda record yet (tests/test_mistakes.py NO_RECORD_YET)")
-    assert record is not None, f"{name} has no mistakes.json"
-    # In any flavour it holds: a CUDA check catches what no CPU check sees.
-    signatures = {m.name: set().union(*(s.checks for s in m.signatures.values())) for m in record.mutants}
-    wrong = [f"question {n} ({q.ask[:40]!r}): {m} fails none of {q.checks} (it fails {sorted(signatures[m])})"
-             for n, q in enumerate(load_guide(ex).questions, 1) if q.when == "failed" and q.checks
-             for m in q.mutants if m in signatures and not signatures[m] & set(q.checks)]
-    assert wrong == []

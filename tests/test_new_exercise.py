@@ -1,18 +1,14 @@
-"""`grader new NAME`: an exercise that follows every rule of the repository's own and validates as written."""
+"""`grader new NAME`: an exercise that follows every authoring rule (grader.authoring) and validates as written."""
 
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from grader.authoring import Rule, check_exercise
 from grader.cli import main
 from grader.exercise import load_exercise
-from grader.hindsight.interview import load_guide
-from tests.test_contract_tables import table_problems
-from tests.test_exercise_folders import (check_audit_of_the_corpus, check_corpus_says_what_each_file_is,
-                                         check_no_bare_assert, check_prompt_and_examples, check_stub_and_examples)
-from tests.test_interview import guide_problems
-from tests.test_nan_safe_checks import scan_checks
+from grader.scaffold import solution_files
 
 
 def _new(root: Path, name: str):
@@ -27,36 +23,34 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_grader_new_then_grader_validate_passes(tmp_path):
-    """Reference and variant full marks, the stub zero, the mutant (a patch) caught: exit 0, as written."""
+    """Outside the repository, as written: the authoring rules find no error (the one warning: no mistakes.json
+    until one is recorded), the reference and both variants full marks, the stub zero, all six mutants caught."""
     r = _new(tmp_path, "demo")
     assert r.exit_code == 0, r.output
     assert "wrote " + str(tmp_path / "solutions" / "demo" / "mutants" / "scales_x_in_place.diff") in r.output
     assert f"grader validate demo --sandbox local --exercise-root {tmp_path / 'exercises'}" in r.output
-    v = CliRunner().invoke(main, ["validate", "demo", "--sandbox", "local", "--exercise-root",
-                                  str(tmp_path / "exercises"), "--solutions-root", str(tmp_path / "solutions")],
+    v = CliRunner().invoke(main, ["validate", "demo", "--exercise-root", str(tmp_path / "exercises"),
+                                  "--solutions-root", str(tmp_path / "solutions"), "--sandbox", "local", "--jobs", "2"],
                            env={"COLUMNS": "200"}, catch_exceptions=False)
     assert v.exit_code == 0, v.output
+    assert "demo: authoring rules: no finding fails it (1 warning(s))" in v.output
     rows = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in v.output.splitlines() if "│" in line}
-    assert {("demo.py", "reference", "2/2"), ("demo.py", "stub", "0/2"),
-            ("scales_a_copy_in_place.py", "variant", "2/2"), ("scales_x_in_place.diff", "mutant", "0/2")} <= rows
+    mutants = sorted(p.rsplit("/", 1)[1] for p in solution_files("demo") if p.startswith("mutants/"))
+    assert len(mutants) == 6
+    assert {("demo.py", "reference", "3/3"), ("demo.py", "stub", "0/3"), ("scales_a_copy_in_place.py", "variant", "3/3"),
+            ("adds_scaled_x_to_zeros.py", "variant", "3/3")} <= rows
+    caught = {file: score for file, kind, score in rows if kind == "mutant"}
+    assert sorted(caught) == mutants and all(score != "3/3" for score in caught.values()), caught
 
 
-def test_the_new_exercise_follows_the_rules_the_repositorys_exercises_do(tmp_path):
-    """The folder rules, the contract table, the NaN-safe scan and the no-assert rule, checked on the scaffold."""
+def test_the_new_exercise_follows_every_authoring_rule(tmp_path):
+    """The rules the repository's exercises follow (grader.authoring), checked on the scaffold: no error; the one
+    warning is the mistake record, which only a grading can write (tests/test_authoring.py shows it clean with one)."""
     assert _new(tmp_path, "layer_scale").exit_code == 0
     ex = load_exercise(tmp_path / "exercises" / "layer_scale")
     assert ex.name == "layer_scale" and ex.stub.name == "layer_scale.py"
-    check_prompt_and_examples(ex)
-    check_stub_and_examples(ex)
-    check_corpus_says_what_each_file_is(ex, tmp_path / "solutions")
-    check_audit_of_the_corpus(ex, tmp_path / "solutions")
-    check_no_bare_assert(ex)
-    assert scan_checks(ex.checks_dir) == []
-    assert table_problems(ex, tmp_path / "solutions" / "layer_scale" / "contract.toml") == []
-    assert "Decisions" in ex.readme.read_text()
-    guide = load_guide(ex)  # the interview guide: both kinds of question, tied to the check and the mutant
-    assert {q.when for q in guide.questions} == {"failed", "passed"}
-    assert guide_problems(ex, guide, tmp_path / "solutions") == []
+    found = check_exercise(ex, tmp_path / "solutions")
+    assert [f.rule for f in found] == [Rule.RECORD_MISSING] and not found[0].is_error, [str(f) for f in found]
 
 
 @pytest.mark.parametrize("existing", ["exercises", "solutions"])

@@ -56,7 +56,8 @@ def test_cli_exits_4_naming_the_exercise_and_file(tmp_path):
     solutions = tmp_path / "solutions"
     shutil.copytree(SOLUTIONS, solutions)
     shutil.copy(SOLUTIONS / "toy" / "toy.py", solutions / "toy" / "mutants" / "secretly_correct.py")
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions)],
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions),
+                                  "--rules", "skip"],  # the toy is a fixture, not a finished exercise
                            catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "toy: mutant secretly_correct.py: caught by no check" in " ".join(r.output.split())
@@ -80,8 +81,8 @@ def test_patch_mutants_are_graded_applied_and_one_that_does_not_apply_is_named(t
     assert twice.ok and twice.report.score < twice.report.max_score
     assert "twice" in result.catches()["Scales any vector by any factor"]
     assert all(v.ok for v in result.verdicts) and not result.ok
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions)],
-                           env={"COLUMNS": "300"}, catch_exceptions=False)
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--solutions-root", str(solutions),
+                                  "--rules", "skip"], env={"COLUMNS": "300"}, catch_exceptions=False)
     assert r.exit_code == 4 and "toy: toy/mutants/stale.diff: hunk 1" in r.output, r.output
 
 
@@ -97,7 +98,8 @@ def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):
     fake = ExerciseValidation("toy", [Verdict("mutant", Path("m[1].py"), report, "lost [red]all[/red]")])
     monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: iter([fake]))
     monkeypatch.setattr("grader.cli.mistakes_note.note_mistakes", lambda *a, **k: None)  # m[1].py is made up
-    r = CliRunner().invoke(main, ["validate", "toy", "--exercise-root", str(TOY.parent), "--sandbox", "local"], env={"COLUMNS": "200"})
+    r = CliRunner().invoke(main, ["validate", "toy", "--exercise-root", str(TOY.parent), "--sandbox", "local", "--rules", "skip"],
+                           env={"COLUMNS": "200"})
     assert r.exit_code == 4, r.output
     for text in ("Rows [0, 1] are [bold]zero[/bold]", "m[1].py", "lost [red]all[/red]"):
         assert text in r.output
@@ -175,6 +177,7 @@ def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
 
     monkeypatch.setattr(validation, "validate_exercises", fake_validate)
     for sandbox in ("docker", "local"):
-        r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", sandbox])
+        r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", sandbox,
+                                      "--rules", "skip"])
         assert r.exit_code == 0, r.output
     assert calls == ["runsc", None]

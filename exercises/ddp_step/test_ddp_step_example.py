@@ -5,6 +5,8 @@ checks are hidden and cover much more (see README.md). DistributedSampler is
 used here as the reference; your ddp_step.py must not use it.
 """
 
+# example harness: os.path, torch.multiprocessing (this file spawns the ranks that run your
+# train_step; your ddp_step.py may not use them)
 import os
 
 import pytest

@@ -5,6 +5,7 @@ checks are hidden and cover much more (see README.md). They load in the same
 process; the checks load in a fresh one, where the model's class does not exist.
 """
 
+# example harness: torch.cond (this file builds a model that branches, to export; your serving.py need not use it)
 import torch
 from torch import nn
 

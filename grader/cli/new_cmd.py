@@ -14,11 +14,11 @@ from grader.cli.options import exercise_root_option, renamed, solutions_root_opt
 @renamed("--exercises", "--exercise-root", "exercise_root", type=click.Path(file_okay=False))
 @renamed("--solutions", "--solutions-root", "solutions_root", type=click.Path(file_okay=False))
 def new(name, exercise_root, solutions_root):
-    """Scaffold exercise NAME: a prompt, stub, probes, one check, one example, a reference, a variant and a mutant.
+    """Scaffold exercise NAME: a prompt, stub, probes, checks, an example, a reference, variants and mutants.
 
     It writes into the checkout around this folder (a folder with exercises/ and solutions/
     beside a pyproject.toml naming grader), else into the installed one, and says which.
-    The template (scale a tensor) validates as written; replace its contract with
+    The template (scale a tensor) follows every authoring rule and validates as written; replace its contract with
     yours, step by step, as AUTHORING.md describes. Never overwrites: an existing
     exercise or solutions folder of that name is refused (exit 2).
     """
@@ -41,6 +41,7 @@ def new(name, exercise_root, solutions_root):
         [] if solutions_root is None else ["--solutions-root", str(catalog.solutions)])
     validate = ["grader", "validate", name, "--sandbox", "local", *roots]
     console.print(Text("\nNext:", style="bold"))
-    for step in [shlex.join(validate) + "   # reference and variant full marks, stub 0, the mutant caught",
+    for step in [shlex.join(validate) + "   # the authoring rules; reference and variants full marks, stub 0, "
+                 "every mutant caught",
                  f"then replace the contract in {made.exercise_dir / 'README.md'}, following AUTHORING.md"]:
         console.print(Text(f"  {step}"))

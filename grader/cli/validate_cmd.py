@@ -36,17 +36,25 @@ from grader.cli.options import exercise_root_option, gpus_option, renamed, runti
 @click.option("--record", is_flag=True, help="Write each exercise's mutant signatures to exercises/<name>/mistakes.json "
               "(what diagnosis matches gradings against), as the cuda record with --gpus, else the cpu one; without "
               "it, differences from the record are warnings.")
+@click.option("--rules", type=click.Choice(["check", "skip", "only"]), default="check", show_default=True,
+              help="The authoring rules (the folder's layout, prompt, contract table, NaN-safe checks, mistake record, "
+                   "interview guide; AUTHORING.md) on each exercise before grading: check (an error fails the "
+                   "exercise), skip, or only (no grading).")
+@click.option("--strict", is_flag=True, help="The authoring rules' warnings (a missing or stale mistakes.json) fail "
+              "the exercise too, as the repository's tests hold it.")
 @gpus_option("each grading (every check must run: one skipped fails the file; compared with the cuda record)")
 @runtime_option()
 def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more, parity, record, mutation,
-             max_mutants, min_score, json_path, gpus, runtime):
+             max_mutants, min_score, json_path, rules, strict, gpus, runtime):
     """Check that every exercise (all by default, or those NAMEd) proves what it must.
 
     It reads the checkout around this folder (exercises/ and solutions/ beside a pyproject.toml
     naming grader), else the installed one, and says which when it is not the installed one.
 
     The reference and every variant earn full marks, the untouched stub earns zero,
-    and every mutant loses points. Exits 4 naming the exercise and the file or check
+    and every mutant loses points. Before grading, the authoring rules (grader.authoring)
+    read each exercise's files; an error among their findings fails the exercise too.
+    Exits 4 naming the exercise and the file, check or rule
     when one does not, 3 when a grading could not be graded. With --gpus every check must
     run; without, an exercise that needs a GPU is NOT VALIDATED (said, not graded), and
     naming one is a usage error (exit 2).
@@ -65,19 +73,28 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
                                "not with --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
+    if rules == "only" and (mutation or record or parity):
+        raise click.UsageError("--rules only reads the exercises' files and grades nothing: it does not go with "
+                               "--mutation, --record or --parity")
+    from grader.authoring.terminal import check_and_print, failing, print_failures
     from grader.exercise import GpuPolicy
 
     catalog = authoring(exercise_root, solutions_root, verb="validating")
     named = bool(exercises)
     exercises = [catalog.resolve(spec) for spec in exercises] or [catalog.load(n) for n in catalog.names()]
     solutions_dir = catalog.solutions
+    console = Console()
+    findings = {}
+    if rules != "skip" and not mutation:  # read from the files, in seconds: before any grading, GPU or not
+        findings = check_and_print(console, exercises, solutions_dir, strict=strict, records=not record)
+        if rules == "only":  # each finding was just printed: the exit status says the rest
+            sys.exit(EXIT_INVALID if any(failing(f, strict=strict) for f in findings.values()) else 0)
     required = [ex.name for ex in exercises if ex.config.exercise.gpu is GpuPolicy.REQUIRED]
     if named and required and not gpus:  # named, as `grader submit NAME` without --gpus: exit 2 naming the GPU
         raise UsageError(f"{', '.join(required)} need{'s' if len(required) == 1 else ''} a GPU "
                          "(gpu = \"required\") and none was requested: validated only with --gpus.",
                          hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
                               "GPU (--sandbox local uses this machine's own torch).")
-    console = Console()
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
         from grader.backends import engine
@@ -110,7 +127,8 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
             console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: {in_markup(result.not_validated)}",
                           soft_wrap=True)
             continue
-        table = Table(title=f"{result.exercise}: {'ok' if result.ok else 'FAILED'} in {result.duration_s:.1f} s",
+        ok = result.ok and not failing(findings.get(result.exercise, []), strict=strict)
+        table = Table(title=f"{result.exercise}: {'ok' if ok else 'FAILED'} in {result.duration_s:.1f} s",
                       title_justify="left")
         for column in ("file", "kind", "score", "verdict"):
             table.add_column(column)
@@ -154,7 +172,8 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
         for check, files in r.check_errors.items():
             console.print(f"[bold red]{in_markup(r.exercise)}[/]: check {in_markup(check)} raised an error of its "
                           f"own (a bug in the check, not a catch) on {in_markup(', '.join(files))}", soft_wrap=True)
+    broken_rules = print_failures(console, findings, strict=strict)
     if any(not v.report.graded and not v.report.check_errors for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
-    if bad:
+    if bad or broken_rules:
         sys.exit(EXIT_INVALID)

@@ -6,6 +6,7 @@ from grader.host import decision
 from grader.subset.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
                                   Violation, ViolationCode, Visibility, total)
+from grader.reports.derived import report_from_json
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
@@ -134,7 +135,7 @@ def test_old_reports_without_findings_or_violations_still_load():
         c.pop("guard_refused")
     import json
 
-    back = Report.from_json(json.dumps(old))
+    back = report_from_json(json.dumps(old))
     assert back.findings == [] and back.violations == [] and back.checks[0].tampered == []
 
 
@@ -143,7 +144,7 @@ def test_findings_of_old_reports_keep_their_kinds():
     report = Report(exercise="attention", graded=True, checks=[check("a")], score=1, max_score=1,
                     findings=[Finding(kind=FindingKind.DYNAMIC_ACCESS, what="getattr(torch, <computed name>)",
                                       where="attention.py:3")])
-    from grader.reports.render import scorecard_view
+    from grader.reports.scorecard import scorecard_view
 
-    view = scorecard_view(Report.from_json(report.to_json()), audience="panel")
+    view = scorecard_view(report_from_json(report.to_json()), audience="panel")
     assert [f.label for f in view.findings] == ["dynamic access"]

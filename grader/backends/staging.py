@@ -40,6 +40,21 @@ from grader.child_python import python_argv
 _PACKAGE = Path(grader.__file__).resolve().parent
 
 
+#: Our code in the sandbox: staged path -> its source in this package (None: an empty ``__init__.py``).
+#: These files may import, of grader, only each other (tests/test_architecture.py holds them to it).
+LIB_FILES: dict[str, Path | None] = {
+    "lib/grader/__init__.py": None,
+    "lib/grader/wire/__init__.py": None,
+    "lib/grader/wire/protocol.py": _PACKAGE / "wire" / "protocol.py",
+    "lib/grader/sandbox/__init__.py": None,
+    "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+    "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
+    "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
+    "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+    "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
+}
+
+
 @dataclass(frozen=True)
 class Staged:
     root: Path
@@ -55,15 +70,7 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
     ``guard``: the judge's lists for the runtime guard (``grader.subset.guard``), None for none."""
     dest.mkdir(parents=True, exist_ok=True)
     files = {
-        "lib/grader/__init__.py": None,
-        "lib/grader/wire/__init__.py": None,
-        "lib/grader/wire/protocol.py": _PACKAGE / "wire" / "protocol.py",
-        "lib/grader/sandbox/__init__.py": None,
-        "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
-        "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
-        "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
-        "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
-        "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
+        **LIB_FILES,
         "probes/probes.py": probes,
         **({"probes/shared.py": shared} if shared is not None else {}),
         f"submission/{module_name}.py": submission,

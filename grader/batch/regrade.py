@@ -39,6 +39,7 @@ from grader.evidence.signing import Seal, load_key
 from grader.reports.compare import decision_differences
 from grader.reports.derived import EditedReport
 from grader.reports.model import Report
+from grader.reports.derived import report_from_json
 
 
 class Outcome(str, Enum):
@@ -176,7 +177,7 @@ def _one(s: _Stored, out_dir: Path, submissions: Path | None, exercise_root: Pat
         row.problem = f"stored as not graded ({s.reason or 'no reason recorded'})"
         return row
     try:
-        report = Report.from_json(s.report)
+        report = report_from_json(s.report)
     except EditedReport as e:  # its headline disagrees with its own checks: named, and nothing to regrade against
         row.outcome, row.problem = Outcome.EDITED, "; ".join(edited + [str(e)])
         return row
@@ -229,7 +230,7 @@ def _export_differences(out_dir: Path, s: _Stored, stored: Report) -> list[str]:
         return []
     name = (base / f"{s.exercise}.json").relative_to(out_dir).as_posix()
     try:
-        exported = Report.from_json((base / f"{s.exercise}.json").read_text(encoding="utf-8"))
+        exported = report_from_json((base / f"{s.exercise}.json").read_text(encoding="utf-8"))
     except EditedReport as e:
         return [f"{name} {e}"]
     except (OSError, ValueError) as e:

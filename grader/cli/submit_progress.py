@@ -20,7 +20,7 @@ from grader.host.live import Collected, Finished, JudgeEvent, Started
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import candidate_names
 from grader.reports.headline import StatusCount
-from grader.reports.render import SYMBOLS
+from grader.reports.views import SYMBOLS
 from grader.untrusted import shown
 
 STARTING = "starting the judge and the sandbox…"

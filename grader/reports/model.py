@@ -1,11 +1,11 @@
 """The grading report: the single source every scorecard format is rendered from.
 
 Plain data, like pytest's ``TestReport``: closed sets are Enums, and
-``to_json`` / ``from_json`` round-trip exactly, so a stored report can be
+``to_json`` / ``grader.reports.derived.report_from_json`` round-trip exactly, so a stored report can be
 re-rendered or re-summarised without grading again. pydantic validates a report
 read back from disk, so a hand-edited or truncated file fails with a message that
 names the bad field instead of rendering nonsense; and what follows from the checks
-(score, max score, flags) is recomputed on reading (``grader.reports.derived``).
+(score, max score, flags) is recomputed on reading.
 """
 
 from __future__ import annotations
@@ -338,14 +338,6 @@ class Report(_Model):
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
-
-    @classmethod
-    def from_json(cls, text: str) -> "Report":
-        """A stored report, refused (``grader.reports.derived.EditedReport``, a ``ValueError``) when its
-        headline disagrees with its own checks: score, max score and flags are recomputed, never believed."""
-        from grader.reports.derived import require_consistent
-
-        return require_consistent(cls.model_validate_json(text))
 
     @property
     def check_errors(self) -> list[CheckResult]:

@@ -3,7 +3,7 @@
 This is the one place a report is redacted. ``grader submit --json`` in the
 candidate audience writes :func:`for_audience`'s copy, and every scorecard
 (terminal, HTML, Markdown) is rendered from that same copy by
-``render.scorecard_view``, so no format can show what another withholds.
+``scorecard.scorecard_view``, so no format can show what another withholds.
 
 A hidden check's inputs can hide in more than its message: in its pytest id and
 name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden

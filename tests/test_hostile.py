@@ -113,7 +113,7 @@ def test_hostile_submission_gains_nothing(name, runtime, stub_score, patient_toy
 def _run_raw(exercise, path: Path, runtime: str, workdir: Path) -> Outcome:
     """The file run in the sandbox as it is, without the subset's guard, its `scale` called as the toy's checks
     call it (a small tensor, a float64 vector, a non-finite factor); each call's outcome as a check's status."""
-    from grader.backends.client import Failure
+    from grader.backends.call_result import Failure
     from grader.backends.factory import open_sandbox
 
     sandbox, _ = open_sandbox("docker", exercise=exercise, submission=path, workdir=workdir,

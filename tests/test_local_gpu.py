@@ -17,7 +17,8 @@ import pytest
 from grader.exercise import Limits
 from grader.host.grading import grade
 from grader.backends import gpu_probe, local_backend, memory_watch
-from grader.backends.client import Failure, Sandbox
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
 from grader.backends.gpu import LocalGpuCapabilities, LocalGpuSetup
 from grader.backends.local_backend import WATCHDOG, local_starter, plan_rlimits, worker_environment
 from grader.backends.staging import stage

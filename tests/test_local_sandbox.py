@@ -20,7 +20,8 @@ from grader.exercise import Limits
 from grader.host.grading import grade
 from grader.host import runner, warm
 from grader.backends import local_backend
-from grader.backends.client import Failure, Sandbox
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
 from grader.backends.factory import open_sandbox
 from grader.backends.local_backend import local_starter, plan_rlimits, rlimits_for
 from grader.backends.staging import stage

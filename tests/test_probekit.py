@@ -107,7 +107,7 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     sub.write_text("")
     staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage", guard={"open": False})
     assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/sandbox/__init__.py",
-                                   "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
+                                   "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
                                    "lib/grader/sandbox/removal.py", "lib/grader/sandbox/restricted.py",
                                    "lib/grader/sandbox/worker.py", "lib/grader/wire/__init__.py",
                                    "lib/grader/wire/protocol.py", "probes/probes.py", "submission/mine.py",

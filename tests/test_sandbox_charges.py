@@ -16,7 +16,7 @@ import torch
 from grader.wire import protocol
 from grader.exercise import load_exercise
 from grader.build import naming
-from grader.backends.client import Failure
+from grader.backends.call_result import Failure
 from grader.backends.deadlines import Clock
 from grader.backends.docker_backend import STRAY_CAP, container_kwargs, docker_starter
 from grader.backends.staging import stage

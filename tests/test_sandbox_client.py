@@ -8,7 +8,8 @@ import torch
 
 from grader.exercise import Limits
 from grader.wire.protocol import Opaque
-from grader.backends.client import Failure, Sandbox
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
 from grader.backends.local_backend import local_starter
 from grader.backends.staging import stage
 

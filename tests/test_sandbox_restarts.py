@@ -18,7 +18,8 @@ from grader.wire import protocol
 from grader.reports.redact import without_probe_names
 from grader.backends.accounting import Meter
 from grader.backends.booting import Spares
-from grader.backends.client import Failure, Sandbox, Transport
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox, Transport
 from grader.backends import deadlines as deadlines_module
 from grader.backends.deadlines import (GRACE_FRACTION, HARD_FACTOR, WALL_MARGIN, CallClock, CallDeadlines, Clock,
                                       Deadline, Sample)

@@ -12,7 +12,7 @@ The rules that keep this safe:
   reads its hello, then asks it to warm up (``grader.sandbox.worker.warm_up``: torch's
   lazy imports, paid before any call so no call's deadline is charged for them). So it
   has seen no input of any check, and the order the judge runs checks in (visible ones
-  first, see ``grader.judge.plugin.visible_first``) means the same whatever phase a
+  first, see ``grader.judge.specs.visible_first``) means the same whatever phase a
   spare was booted in.
 - Spares are booted only after a loss, never for an honest grading, and never
   again once the client has stopped them (the file does not import: no worker

@@ -11,6 +11,7 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/worker.py
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
     lib/grader/sandbox/absent_ops.py  its dispatcher half
+    lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
     lib/grader/sandbox/restricted.py  the subset's runtime guard (grader.sandbox.restricted)
     probes/probes.py
@@ -50,6 +51,7 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
     "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
     "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
+    "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
     "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
     "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
 }

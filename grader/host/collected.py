@@ -52,7 +52,7 @@ class CheckCounts:
 
     @classmethod
     def from_specs(cls, specs: list[CheckSpec]) -> CheckCounts:
-        """From the judge's "collected" event: one spec per check, as ``grader.judge.plugin._spec`` makes it."""
+        """From the judge's "collected" event: one spec per check, as ``grader.judge.specs.check_spec`` makes it."""
         visible = sum(1 for s in specs if s.visibility is Visibility.VISIBLE)
         return cls(len(specs), visible, len(specs) - visible, float(sum(s.points for s in specs)))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.backends.client import CallResult, Failure
+from grader.backends.call_result import CallResult, Failure
 from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 

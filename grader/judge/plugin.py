@@ -30,15 +30,15 @@ import uuid
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
 from grader.judge.calls import GUARD_ERROR, CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
+from grader.judge.specs import check_spec, visible_first
 from grader.wire.spec import CheckSpec
-from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
+from grader.reports.model import CheckResult, LoadError, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
@@ -208,7 +208,7 @@ class GraderPlugin:
         default = self.exercise.config.checks.default_visibility
         unseeded = config.getoption("hypothesis_seed", None) is None
         for item in items:
-            self.specs[item.nodeid] = _spec(item, default)
+            self.specs[item.nodeid] = check_spec(item, default)
             if unseeded and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
                 # An author's bare pytest run reproduces a grading: the exercise's seed, not a random one.
                 from hypothesis import seed
@@ -356,45 +356,6 @@ def _local_gpu(config, exercise: Exercise):
 
     return plan_gpus(exercise.config.exercise.gpu, parse_gpus(config.getoption("grader_gpus")),
                      local_capabilities()).local
-
-
-def visible_first(items: list, specs: dict[str, CheckSpec]) -> list:
-    """Every visible check, then every hidden one, each group in its own order.
-
-    One sandbox serves the whole grading, and the candidate's code in it can
-    remember anything it is sent. Run in this order, a visible check (whose
-    message, output and details the candidate sees) runs where no hidden input
-    has ever been: the sandbox, started during collection, has seen only visible
-    inputs, which are public anyway. What the candidate's code records from then
-    on can only surface in hidden checks, whose details are withheld
-    (``grader.reports.redact``). A crash restarts the sandbox within its phase,
-    and a grading's sandbox is never reused, so no other order can be reached.
-    """
-    return ([i for i in items if specs[i.nodeid].visibility is Visibility.VISIBLE]
-            + [i for i in items if specs[i.nodeid].visibility is not Visibility.VISIBLE])
-
-
-def _spec(item, default_visibility: str) -> CheckSpec:
-    doc = (getattr(item, "obj", None).__doc__ or "").strip() if getattr(item, "obj", None) else ""
-    made_up = getattr(item, "originalname", None) or item.name  # the function's name, never its parameters
-    name = doc.splitlines()[0].strip() if doc else made_up.removeprefix("test_").replace("_", " ")
-    if getattr(item, "callspec", None) is not None:
-        name += f" [{item.callspec.id}]"
-    points = item.get_closest_marker("points")
-    visibility = item.get_closest_marker("visibility")
-    hint = item.get_closest_marker("hint")
-    value = points.args[0] if points else 1
-    if not isinstance(value, (int, float)) or value < 0:
-        raise pytest.UsageError(f"{item.nodeid}: points must be a number >= 0, got {value!r}")
-    kind = visibility.args[0] if visibility else default_visibility
-    if kind not in ("visible", "hidden"):
-        raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
-    try:
-        return CheckSpec(id=item.nodeid, name=name, points=float(value), visibility=Visibility(kind),
-                         hint=hint.args[0] if hint else None, documented=bool(doc),
-                         gpu=item.get_closest_marker("gpu") is not None)
-    except ValidationError as e:  # a hint that is not text, say
-        raise pytest.UsageError(f"{item.nodeid}: the check's markers do not make a check spec: {e}") from None
 
 
 def _skip_reason(report) -> str:

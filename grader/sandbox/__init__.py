@@ -8,7 +8,7 @@ nothing here decides anything: it runs, reports and sends plain data.
 
 - ``worker``: the process itself: answers the judge's ``call`` frames by running probes;
 - ``probekit``: what exercises' probes share (``from grader.sandbox import probekit``);
-- ``removal`` / ``absent_ops``: the exercise's forbidden APIs removed before the probes load;
+- ``removal`` / ``absent_ops`` / ``absent_imports``: the exercise's forbidden APIs removed before the probes load;
 - ``restricted``: the subset's runtime guard the candidate's module is loaded under.
 
 How the judge opens and drives a sandbox from outside is ``grader.backends``.

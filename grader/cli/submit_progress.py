@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.text import Text
 
-from grader.host.live import Collected, Finished, JudgeEvent, Started
+from grader.wire.events import CheckFinished, Collected, JudgeEvent, Started
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import candidate_names
 from grader.reports.headline import StatusCount
@@ -44,7 +44,7 @@ class CheckProgress:
             self.hidden = {c.id for c in event.checks if c.visibility is Visibility.HIDDEN}
         elif isinstance(event, Started):
             self.running = event.id
-        elif isinstance(event, Finished):
+        elif isinstance(event, CheckFinished):
             self.finished[event.status] += 1
             if self.running == event.id:
                 self.running = None

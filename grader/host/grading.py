@@ -22,12 +22,12 @@ from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.host import decision
 from grader.hindsight.annotate import Hindsight
 from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
-from grader.host.live import JudgeEvent
 from grader.host.runner import JudgeRun, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
                                   split_check_id, total)
 from grader.backends.choice import SandboxChoice, choose_sandbox
 from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
+from grader.wire.events import JudgeEvent
 from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
 from grader.untrusted import shown

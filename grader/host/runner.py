@@ -22,10 +22,9 @@ from pathlib import Path
 from grader import processes
 from grader.child_python import python_argv
 from grader.exercise import Exercise
-from pydantic import ValidationError
-
-from grader.errors import describe_invalid
 from grader.host import live, warm
+from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, LoadFailed, MalformedEvent,
+                                 SandboxUsed, parse_event)
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
 from grader.wire.selfreport import SandboxSummary
@@ -80,7 +79,7 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
                gpus: str | None = None, image: str | None = None, runtime: str | None = None,
                local_gpu_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (), timeout: float | None = None,
-               on_event: Callable[[live.JudgeEvent], None] | None = None) -> JudgeRun:
+               on_event: Callable[[JudgeEvent], None] | None = None) -> JudgeRun:
     """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
     ``timeout`` defaults to the exercise's grading deadline; ``on_event`` hears the events as they come."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
@@ -151,32 +150,20 @@ def _read_events(path: Path, run: JudgeRun) -> None:
         return
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut off by a kill: the check it described has no outcome
-        if not isinstance(event, dict):
+            event = parse_event(line)  # None: a line cut off by a kill (the check it described has no outcome)
+        except MalformedEvent as e:
+            run.infra = run.infra or str(e)
             continue
-        kind = event.pop("event", None)
-        try:
-            _take_event(kind, event, run)
-        except (ValidationError, KeyError, TypeError) as e:
-            why = (describe_invalid("", e, show_input=False, limit=3).strip() if isinstance(e, ValidationError)
-                   else f"{type(e).__name__}: {e}")
-            run.infra = run.infra or f"the judge wrote a malformed {kind!r} event: {why}"
-
-
-def _take_event(kind, event: dict, run: JudgeRun) -> None:
-    if kind == "collected":
-        run.collected = [CheckSpec.model_validate(spec) for spec in event["checks"]]
-    elif kind == "result":
-        result = CheckResult.model_validate(event)
-        run.results[result.id] = result
-    elif kind == "load_error":
-        run.load_error = run.load_error or LoadError.model_validate(event)
-    elif kind == "infra":
-        run.infra = run.infra or str(event["reason"])
-    elif kind == "sandbox":
-        run.sandbox = SandboxSummary.model_validate(event)
+        if isinstance(event, Collected):
+            run.collected = list(event.checks)
+        elif isinstance(event, CheckFinished):
+            run.results[event.result.id] = event.result
+        elif isinstance(event, LoadFailed):
+            run.load_error = run.load_error or event.error
+        elif isinstance(event, Infra):
+            run.infra = run.infra or event.reason
+        elif isinstance(event, SandboxUsed):
+            run.sandbox = event.summary
 
 
 def _reap(sandbox: str, grading_id: str) -> None:

@@ -3,15 +3,8 @@
 Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
 the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
 chosen for grading, and one outcome per collected check, written as JSON lines
-to ``--grader-events`` (so a judge killed half-way still leaves what it found):
-
-    {"event": "collected", "checks": [CheckSpec, ...]} before any candidate code runs
-    {"event": "started", "id": ...}                  a check begins (progress only; never scored)
-    {"event": "result", ...CheckResult fields}       one per check
-    {"event": "load_error", ...LoadError fields}     the file raised while importing (once, the first time)
-    {"event": "sandbox", ...SandboxSummary fields}   the sandbox used, and what it reported about itself
-    {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
-    {"event": "finished"}
+to ``--grader-events`` (so a judge killed half-way still leaves what it found): the typed events of
+``grader.wire.events``, which says what each line holds.
 
 An author can run the checks against any file the same way:
 ``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
@@ -37,6 +30,8 @@ from grader.judge import shrinking
 from grader.judge.calls import GUARD_ERROR, CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
 from grader.judge.specs import check_spec, visible_first
+from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
+                                 Started, event_line)
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
@@ -88,7 +83,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
         events = getattr(options, "grader_events", None)
         if events:
             with open(events, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"event": "infra", "reason": reason}) + "\n")
+                f.write(event_line(Infra(reason)))
         raise pytest.UsageError(reason)
 
 
@@ -185,15 +180,15 @@ class GraderPlugin:
 
     # ------------------------------------------------------------ events
 
-    def _emit(self, event: dict) -> None:
+    def _emit(self, event: JudgeEvent) -> None:
         if self.events_path:
             with open(self.events_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(event) + "\n")
+                f.write(event_line(event))
 
     def _infra(self, reason: str) -> None:
         if self.infra is None:
             self.infra = reason
-            self._emit({"event": "infra", "reason": reason})
+            self._emit(Infra(reason))
 
     # ------------------------------------------------------------ collection
 
@@ -215,7 +210,7 @@ class GraderPlugin:
 
                 seed(self.exercise.config.checks.seed)(item.obj)
         # In the author's order, which the report keeps.
-        self._emit({"event": "collected", "checks": [s.model_dump(mode="json") for s in self.specs.values()]})
+        self._emit(Collected(tuple(self.specs.values())))
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return
@@ -235,7 +230,7 @@ class GraderPlugin:
 
     def pytest_runtest_logstart(self, nodeid, location):
         if nodeid in self.specs:
-            self._emit({"event": "started", "id": nodeid})
+            self._emit(Started(nodeid))
 
     def pytest_runtest_setup(self, item):
         self.current = None
@@ -276,7 +271,7 @@ class GraderPlugin:
         self.current = None
         result = self._outcome(spec, state, record)
         result.duration_s = round(time.perf_counter() - state.get("start", time.perf_counter()), 4)
-        self._emit({"event": "result", **result.model_dump(mode="json")})
+        self._emit(CheckFinished(result))
         if self.infra is not None:
             self.session.shouldstop = f"not graded: {self.infra}"
 
@@ -319,7 +314,7 @@ class GraderPlugin:
                        f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
                        str(exc).replace(" while importing the submission", " while importing it"))
             self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
-            self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+            self._emit(LoadFailed(self.load_error))
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
@@ -327,17 +322,17 @@ class GraderPlugin:
             summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
                                     traceback=candidate_traceback(tb), check=check)
-        self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+        self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):
         if self.box is not None:
             summary = SandboxSummary(**self.sandbox_info, starts=getattr(self.box, "starts", 0),
                                      hello=getattr(self.box, "hello", None),
                                      deadline_warnings=getattr(self.box, "deadline_warnings", []))
-            self._emit({"event": "sandbox", **summary.model_dump(mode="json")})
+            self._emit(SandboxUsed(summary))
             self.box.close()
         self._workdir.cleanup()
-        self._emit({"event": "finished"})
+        self._emit(JudgeFinished())
 
 
 def _local_gpu(config, exercise: Exercise):

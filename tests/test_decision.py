@@ -25,7 +25,7 @@ def decide(checks, audit=None):
 
 
 def static(api=SDPA, line=7, via=""):
-    return ForbiddenHit(api=api, how="static", where=f"attention.py:{line}", via=via)
+    return ForbiddenHit(api=api, how="static", where=f"attention.py:{line}", via=via, line=line)
 
 
 def violation(code=ViolationCode.MODULE_VALUE, line=3):

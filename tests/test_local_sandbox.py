@@ -81,7 +81,7 @@ def test_without_a_resource_module_every_limit_is_unavailable_and_the_sandbox_st
     box, info = open_toy()
     result = box.call("identity", [41])
     assert result.ok and result.value == 41
-    assert info["limits_unavailable"] == plan.unavailable
+    assert info.limits_unavailable == plan.unavailable
     assert box.hello.rlimits_applied == [] and box.hello.rlimits_failed == {}
 
 
@@ -103,7 +103,7 @@ def test_on_macos_the_address_space_limit_is_unavailable_and_the_rest_still_appl
     box, info = open_toy()
     assert box.call("identity", ["hi"]).value == "hi"
     assert set(box.hello.rlimits_applied) == ALL_LIMITS - {"RLIMIT_AS"}
-    assert set(info["limits_unavailable"]) == {"RLIMIT_AS"}
+    assert set(info.limits_unavailable) == {"RLIMIT_AS"}
 
 
 def test_without_fork_killpg_or_setsid_the_sandbox_answers_and_a_hang_dies_at_the_deadline(kit, monkeypatch):

@@ -8,6 +8,7 @@ judge's process, not even for an author's bare pytest run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import InfraError, UsageError
@@ -21,9 +22,20 @@ from grader.backends.staging import stage
 KINDS = ("docker", "local")
 
 
+@dataclass(frozen=True)
+class SandboxInfo:
+    """What the report says about the sandbox a grading opened (``grader.wire.selfreport.SandboxSummary`` adds what
+    the sandbox reported once it ran)."""
+
+    sandbox: str  # the kind: local or docker
+    image: str | None = None  # docker: the image's name and id
+    image_id: str | None = None
+    limits_unavailable: dict[str, str] = field(default_factory=dict)  # local: limits this platform cannot set, and why
+
+
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
                  gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
-                 local_gpu: LocalGpuSetup | None = None, guard: bool = True):
+                 local_gpu: LocalGpuSetup | None = None, guard: bool = True) -> tuple[Sandbox, SandboxInfo]:
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report.
 
     ``local_gpu``: the local sandbox's set-up for a GPU grading (from ``plan_gpus``); a local sandbox asked
@@ -47,7 +59,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
             raise InfraError(f"--gpus {gpu} asked for a GPU, and the local sandbox was given no plan for one.")
         plan = plan_rlimits(limits, gpu=local_gpu is not None)
         start = local_starter(staged, forbidden, limits, plan, kernels, gpu=local_gpu)
-        info = {"sandbox": "local", "limits_unavailable": plan.unavailable}
+        info = SandboxInfo("local", limits_unavailable=dict(plan.unavailable))
         sweep = None  # a local worker is a process group, killed whole by its own close
     else:
         from grader.backends import docker_backend, engine, oci_runtime
@@ -70,7 +82,7 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
                                                  grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
         start = docker_backend.docker_starter(client, kwargs)
-        info = {"sandbox": "docker", "image": name, "image_id": found.id}
+        info = SandboxInfo("docker", image=name, image_id=found.id)
         sweep = lambda: docker_backend.reap(client, grading_id=grading_id)  # noqa: E731
     return Sandbox(start, call_timeout_s=limits.call_timeout_s,
                    call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,

@@ -120,7 +120,7 @@ def _names(hits: list[ForbiddenHit]) -> str:
     seen: dict[str, ForbiddenHit] = {}
     for h in hits:
         seen.setdefault(h.api, h)
-    return ", ".join(f"{h.api} ({f'as {h.via}, ' if h.via else ''}line {h.where.rsplit(':', 1)[-1]})"
+    return ", ".join(f"{h.api} ({f'as {h.via}, ' if h.via else ''}line {h.line if h.line is not None else '?'})"
                      for h in seen.values())
 
 

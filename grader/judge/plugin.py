@@ -21,6 +21,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -38,6 +39,10 @@ from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
+
+if TYPE_CHECKING:
+    from grader.backends.factory import SandboxInfo
+    from grader.wire.grant import GpuRequest
 
 MARKERS = [
     "points(n): points this check is worth (default 1)",
@@ -161,17 +166,18 @@ class GraderPlugin:
         self.gpus_requested = bool(gpus)
         self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
         self.box = None
-        self.sandbox_info: dict = {}
+        self.sandbox_info: SandboxInfo | None = None
         if config.option.collectonly:
             return  # counting checks (`grader list`) runs no candidate code: no sandbox to open
         try:
             kind = config.getoption("grader_sandbox")
+            request = parse_gpus(gpus) if gpus else None  # --grader-gpus, read once here
             self.box, self.sandbox_info = open_sandbox(
                 kind, exercise=self.exercise, submission=submission,
                 workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
-                gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"),
+                gpu=request, image=config.getoption("grader_image"),
                 runtime=config.getoption("grader_runtime"),
-                local_gpu=_local_gpu(config, self.exercise) if gpus and kind == "local" else None)
+                local_gpu=_local_gpu(config, self.exercise, request) if request and kind == "local" else None)
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
@@ -326,7 +332,9 @@ class GraderPlugin:
 
     def pytest_sessionfinish(self, session):
         if self.box is not None:
-            summary = SandboxSummary(**self.sandbox_info, starts=getattr(self.box, "starts", 0),
+            info = self.sandbox_info
+            summary = SandboxSummary(sandbox=info.sandbox, image=info.image, image_id=info.image_id,
+                                     limits_unavailable=info.limits_unavailable, starts=getattr(self.box, "starts", 0),
                                      hello=getattr(self.box, "hello", None),
                                      deadline_warnings=getattr(self.box, "deadline_warnings", []))
             self._emit(SandboxUsed(summary))
@@ -335,11 +343,10 @@ class GraderPlugin:
         self._emit(JudgeFinished())
 
 
-def _local_gpu(config, exercise: Exercise):
+def _local_gpu(config, exercise: Exercise, request: GpuRequest):
     """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
     bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
     from grader.backends.gpu import LocalGpuSetup, plan_gpus
-    from grader.wire.grant import parse_gpus
 
     given = config.getoption("grader_local_gpu_env")
     if given:
@@ -349,8 +356,7 @@ def _local_gpu(config, exercise: Exercise):
         return LocalGpuSetup(env=env)
     from grader.backends.gpu_probe import local_capabilities
 
-    return plan_gpus(exercise.config.exercise.gpu, parse_gpus(config.getoption("grader_gpus")),
-                     local_capabilities()).local
+    return plan_gpus(exercise.config.exercise.gpu, request, local_capabilities()).local
 
 
 def _skip_reason(report) -> str:

@@ -156,6 +156,9 @@ class ForbiddenHit(_Model):
     check: str | None = None
     via: str = Field(default="", description="the name the source used when it is not the API's own, "
                                              "e.g. torch._scaled_dot_product_attention_math")
+    line: int | None = Field(default=None, exclude=True,
+                             description="a static hit's line, for the judge's own words while it grades (``where`` "
+                                         "holds it for a reader of the JSON, which does not store this field)")
 
 
 class FindingKind(str, Enum):

@@ -62,9 +62,10 @@ class Walker:
             self.violation(verdict.code, verdict.text, node)
 
     def hit(self, api: str, node: ast.AST, via: str = "") -> None:
-        where = f"{self.filename}:{getattr(node, 'lineno', '?')}"
+        line = getattr(node, "lineno", None)
+        where = f"{self.filename}:{line if line is not None else '?'}"
         if not any(h.api == api and h.where == where for h in self.out.forbidden):
-            self.out.forbidden.append(ForbiddenHit(api=api, how="static", where=where, via=via))
+            self.out.forbidden.append(ForbiddenHit(api=api, how="static", where=where, via=via, line=line))
 
     # ------------------------------------------------------------------ traversal
 

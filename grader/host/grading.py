@@ -123,7 +123,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
                          gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
                          local_gpu_env=plan.local.env if plan.local else None)
     _fill(report, ex, run, audit)
-    hindsight.annotate(report, untouched_stub=report.untouched_stub)
+    report = hindsight.annotate(report, untouched_stub=report.untouched_stub)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 

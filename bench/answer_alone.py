@@ -42,7 +42,7 @@ def timed_command(argv: list[str], cwd: Path, data: Path) -> float:
 
 
 def timed_grade(exercise: str, *, alone: bool) -> float:
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     t0 = time.perf_counter()
     report = grade(exercise, None, sandbox="local", answer_alone=alone)

@@ -31,17 +31,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.exercise import load_exercise  # noqa: E402
-from grader.judge.diagnosis import nearest  # noqa: E402
-from grader.mistakes import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
-from grader.sandbox.flavor import Flavor  # noqa: E402
-from grader.validation import all_exercise_names  # noqa: E402
+from grader.hindsight.diagnosis import nearest  # noqa: E402
+from grader.hindsight.records import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
+from grader.wire.grant import Flavor  # noqa: E402
+from grader.host.validation import all_exercise_names  # noqa: E402
 
 #: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.
 NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT), "NotImplementedError": Lost(how=Loss.ERROR, detail="NotImplementedError"),
                "crash": Lost(how=Loss.ERROR), "forbidden": Lost(how=Loss.FORBIDDEN, detail="torch.not_in_any_record")}
 
 
-#: The records measured here are the cpu ones (a cuda record is written on a GPU host; see grader.mistakes).
+#: The records measured here are the cpu ones (a cuda record is written on a GPU host; see grader.hindsight.records).
 FLAVOR = Flavor.CPU
 
 

@@ -5,7 +5,7 @@ from every call) with the exercise's result budget at its default (`[limits] res
 per check),
 then the attack again with the cap at the protocol's old ceiling of 256 MB, where the judge
 reads and decodes every 240 MB frame (what every exercise did before the cap existed). The
-judge is a child forked from the warm server (`grader.judge.warm`); a sampler reads the peak
+judge is a child forked from the warm server (`grader.host.warm`); a sampler reads the peak
 resident size of every such child (`VmHWM` in /proc/PID/status; it counts the pages the child
 shares with the server, so it is an upper bound of what the grading costs). Prints a line per
 grading and ends with `ratio=` (judge peak under the attack, 256 MB cap / the default).
@@ -96,8 +96,8 @@ def _toy_with_cap(root: Path, result_mb: int | None) -> Path:
 def main() -> int:
     argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     from grader.exercise import Limits, load_exercise
-    from grader.grading import grade
-    from grader.judge import warm
+    from grader.host.grading import grade
+    from grader.host import warm
 
     with tempfile.TemporaryDirectory(prefix="bench-judge-memory-") as tmp:
         default = Limits().result_mb

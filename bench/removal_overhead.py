@@ -5,7 +5,7 @@ For each exercise with a forbidden list (or those named), side by side in one ru
             just imported torch, as the worker does before it greets (median of --runs);
   start:    a local sandbox's whole start, from launching the worker to its hello (the same
             worker Docker runs), with the exercise's forbidden list, and with none, interleaved;
-  judge:    the judge's source check of the exercise's reference (``grader.judge.audit``;
+  judge:    the judge's source check of the exercise's reference (``grader.subset.audit``;
             the language-subset check replaces it), which runs before the sandbox starts.
 Prints one row per exercise and a last line ``ratio=X.XX``: the slowest exercise's
 (removal + judge check) over 0.3 s. Goal: <= 1 (issue 25: under 0.3 s together).
@@ -47,9 +47,9 @@ def removal_alone(apis: list[str], kernels: dict, folder: str) -> tuple[float, i
 
 
 def sandbox_start(ex, forbidden: list[str], kernels: dict, tmp: Path, n: int) -> float:
-    from grader.sandbox.client import Sandbox
-    from grader.sandbox.local_backend import local_starter
-    from grader.sandbox.staging import stage
+    from grader.backends.client import Sandbox
+    from grader.backends.local_backend import local_starter
+    from grader.backends.staging import stage
 
     staged = stage(probes=ex.probes, submission=ex.stub, module_name=ex.module_name, dest=tmp / f"stage{n}",
                    shared=ex.shared)
@@ -63,7 +63,7 @@ def sandbox_start(ex, forbidden: list[str], kernels: dict, tmp: Path, n: int) ->
 
 
 def judge_check(ex) -> float:
-    from grader.judge.audit import audit_source
+    from grader.subset.audit import audit_source
 
     source = (REPO / "solutions" / ex.name / ex.config.exercise.submission).read_text()
     t0 = time.perf_counter()

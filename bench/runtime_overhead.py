@@ -26,7 +26,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from grader.exercise import load_exercise
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     ex = load_exercise(args.exercise)
     cases = [("toy", REPO / "tests/fixtures/toy", REPO / "tests/fixtures/toy/solution.py"),

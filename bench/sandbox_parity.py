@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.compare import outcome_differences
-from grader.validation import all_exercise_names, corpus
+from grader.host.validation import all_exercise_names, corpus
 
 
 def timed_grade(ex, path, sandbox):

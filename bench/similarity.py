@@ -33,7 +33,7 @@ from grader.batch.published import published_files, solution_folders  # noqa: E4
 from grader.batch.similarity import Pair, Submission, compare, normalise, similar_pairs  # noqa: E402
 from grader.corpus import corpus  # noqa: E402
 from grader.exercise import load_exercise  # noqa: E402
-from grader.grading import MAX_SUBMISSION_BYTES  # noqa: E402
+from grader.host.grading import MAX_SUBMISSION_BYTES  # noqa: E402
 
 
 def old_distinctive(tokens: list[str], stub_tokens: list[str], min_block: int = 8) -> list[str]:

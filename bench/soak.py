@@ -56,7 +56,7 @@ def children() -> int:
 def containers(sandbox: str) -> int:
     if sandbox != "docker":
         return 0
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     client = engine.connect(timeout=10)
     try:
@@ -85,8 +85,8 @@ def main() -> int:
     tempfile.tempdir = str(private_tmp)
     os.environ.setdefault("GRADER_TAG", f"soak-{os.getpid()}")  # count this run's containers only
 
-    from grader.grading import grade
-    from grader.practice.datadir import data_dir
+    from grader.host.grading import grade
+    from grader.datadir import data_dir
     from grader.reports.render import write_reports
 
     out = args.out or Path(tempfile.mkdtemp(prefix="grader-soak-out-", dir=private_tmp.parent))

@@ -42,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from grader.exercise import load_exercise
-    from grader.judge.runner import pytest_argv
+    from grader.host.runner import pytest_argv
 
     ex = load_exercise(args.exercise)
     file = Path(args.file) if args.file else REPO / "solutions" / ex.name / ex.config.exercise.submission

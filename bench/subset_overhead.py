@@ -1,7 +1,7 @@
 """What does the language subset add to a grading? Run on demand.
 
 Measured side by side in one run:
-  check:   the judge's subset check (``grader.judge.audit.audit_exercise_file``) of every exercise's
+  check:   the judge's subset check (``grader.subset.audit.audit_exercise_file``) of every exercise's
            reference, torch already imported (the host imports it for any audit): the first check of
            each exercise (its forbidden names computed) and the median of repeats;
   guard:   what the sandbox's guard adds: the judge's lists (``guard_lists``), staging the loader, and
@@ -49,11 +49,11 @@ def main() -> None:
 
     torch_s = time.perf_counter() - t0
     from grader.exercise import load_exercise
-    from grader.judge.audit import audit_exercise_file
-    from grader.judge.audit.guard import guard_lists
+    from grader.subset.audit import audit_exercise_file
+    from grader.subset.guard import guard_lists
     from grader.sandbox import restricted
-    from grader.sandbox.staging import stage
-    from grader.validation import all_exercise_names
+    from grader.backends.staging import stage
+    from grader.host.validation import all_exercise_names
 
     print(f"import torch: {torch_s:.2f} s (paid by any audit, before and after the subset)")
     first, steady = {}, {}
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"guard: lists {lists_s * 1000:.1f} ms, module load {guarded_s * 1000:.1f} ms guarded vs "
           f"{plain_s * 1000:.1f} ms plain (per process that imports it)")
 
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     t0 = time.perf_counter()
     report = grade(ex, reference, sandbox=args.sandbox)

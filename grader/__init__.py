@@ -4,9 +4,9 @@ Zones (the README, "How it is built"):
 - ``grader.judge``: trusted. Runs the hidden pytest + hypothesis checks and scores.
 - ``grader.sandbox``: where candidate code runs (``worker``) and how we reach it
   (``docker_backend``, ``local_backend``).
-- ``grader.protocol``: the one module both sides import.
+- ``grader.wire.protocol``: the one module both sides import.
 - ``grader.reports``: the JSON report model and its renderers.
-- ``grader.cli``: a thin click layer over ``grader.grading``.
+- ``grader.cli``: a thin click layer over ``grader.host.grading``.
 """
 
 __version__ = "0.1.0"

@@ -66,7 +66,7 @@ fi
 mapfile -t GRADINGS < <("$PY" - <<'PYEOF'
 from grader.corpus import corpus
 from grader.exercise import GpuPolicy, load_exercise
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 
 names = ["mixed_precision_step"] + [n for n in all_exercise_names()
                                     if load_exercise(n).config.exercise.gpu is GpuPolicy.REQUIRED]

@@ -76,14 +76,15 @@ def _unavailable(reason: str):
 def docker_client():
     """A connected docker client with the runtime image present."""
     from grader.errors import InfraError
-    from grader.sandbox import engine, image
+    from grader.backends import engine
+    from grader.build import naming
 
     try:
         client = engine.connect(timeout=10)
     except InfraError as e:
         _unavailable(f"no Docker engine ({e})")
-    if image.find_runtime_image(client) is None:
-        _unavailable(f"runtime image {image.runtime_image_name()} not built (run `grader sandbox build`)")
+    if naming.find_runtime_image(client) is None:
+        _unavailable(f"runtime image {naming.runtime_image_name()} not built (run `grader sandbox build`)")
     return client
 
 
@@ -93,13 +94,14 @@ def gpu_sandbox() -> str:
     and the CUDA image is built, else the local sandbox when this Python's torch sees a GPU (a machine with a
     GPU and PyTorch but no Docker). Neither: the test fails, saying what to set up."""
     from grader.errors import InfraError
-    from grader.sandbox import engine, gpu_probe, image
-    from grader.sandbox.flavor import Flavor
+    from grader.backends import engine, gpu_probe
+    from grader.build import naming
+    from grader.wire.grant import Flavor
 
     if engine.engine_available():
         try:
             client = engine.connect(timeout=10)
-            if image.find_runtime_image(client, flavor=Flavor.CUDA) is not None:
+            if naming.find_runtime_image(client, flavor=Flavor.CUDA) is not None:
                 return "docker"
         except InfraError:
             pass
@@ -174,14 +176,14 @@ def toy():
 def plant_container(docker_client):
     """Create (not start) a grader-labelled container as a grading owned by ``owner_pid`` would have;
     every one planted is removed when the test ends, whatever reaped it or not."""
-    from grader.sandbox import image
-    from grader.sandbox.docker_backend import labels_for
+    from grader.build import naming
+    from grader.backends.docker_backend import labels_for
 
     planted = []
 
     def plant(grading_id: str, owner_pid: int):
         labels = dict(labels_for(grading_id), **{"grader.owner_pid": str(owner_pid)})
-        planted.append(docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"], labels=labels))
+        planted.append(docker_client.containers.create(naming.runtime_image_name(), ["sleep", "60"], labels=labels))
         return planted[-1]
 
     yield plant

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import accounting
-from grader.sandbox.accounting import (CgroupMeter, NoMeter, RunDelays, SessionMeter, cgroup_meter, cgroup_mounts,
+from grader.backends import accounting
+from grader.backends.accounting import (CgroupMeter, NoMeter, RunDelays, SessionMeter, cgroup_meter, cgroup_mounts,
                                        container_cgroup_dirs, deadline_warnings, process_cgroups, session_meter)
 
 CID = "a719e720dd08b70c1834068fc0e9c6c9a65940c96e76a367a492ca5f050cd34e"

@@ -1,6 +1,6 @@
-"""What a grading gains beyond its score (grader.judge.annotate): the diagnosis and the guide's follow-ups.
+"""What a grading gains beyond its score (grader.hindsight.annotate): the diagnosis and the guide's follow-ups.
 
-Reports are built in code; the guide is the interface's own model (grader.judge.interview).
+Reports are built in code; the guide is the interface's own model (grader.hindsight.interview).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 from grader.exercise import load_exercise
-from grader.judge.annotate import FOLLOW_UPS, Hindsight
-from grader.judge.interview import Guide, Question
-from grader.mistakes import MistakeRecord, MutantSignature
+from grader.hindsight.annotate import FOLLOW_UPS, Hindsight
+from grader.hindsight.interview import Guide, Question
+from grader.hindsight.records import MistakeRecord, MutantSignature
 from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -36,19 +36,27 @@ def hindsight(ex, guide_questions=()) -> Hindsight:
     return Hindsight(ex, record, Guide(exercise="toy", questions=list(guide_questions)))
 
 
+def test_annotating_returns_a_new_report_and_leaves_the_given_one_as_it_was():
+    ex = load_exercise(TOY)
+    failing = report("test_small")
+    before = failing.model_dump()
+    annotated = hindsight(ex, [question("about the mistake", "failed", mutants=["uses_mul"])]).annotate(failing)
+    assert failing.model_dump() == before and annotated is not failing and annotated.follow_ups
+
+
 def test_follow_ups_come_from_the_guide_with_why_each_was_asked():
     ex = load_exercise(TOY)
     guide = [question("about the property", "failed", checks=["test_property"]),
              question("about the mistake", "failed", mutants=["uses_mul"]),
              question("deeper", "passed", checks=["test_property"])]
     failing = report("test_small")
-    hindsight(ex, guide).annotate(failing)
+    failing = hindsight(ex, guide).annotate(failing)
     assert [d.mutant for d in failing.diagnosis] == ["uses_mul"]
     assert [(f.ask, f.answer, f.because) for f in failing.follow_ups] == [
         ("about the mistake", "answer to about the mistake", "looks like mutant uses_mul"),
         ("deeper", "answer to deeper", "everything it is tied to passed")]
     other = report("test_property")
-    hindsight(ex, guide).annotate(other)
+    other = hindsight(ex, guide).annotate(other)
     assert [(f.ask, f.because) for f in other.follow_ups] == [("about the property", "check test_property failed")]
     assert len(other.follow_ups) <= FOLLOW_UPS
 
@@ -58,8 +66,8 @@ def test_nothing_to_ask_about_a_file_that_does_not_import_or_was_not_graded():
     guide = [question("deeper", "passed", checks=["test_property"])]
     for r in (report("test_small").model_copy(update={"load_error": LoadError(found="source", summary="SyntaxError")}),
               Report(exercise="toy", graded=False, not_graded_reason="engine died")):
-        hindsight(ex, guide).annotate(r)
-        assert r.follow_ups == [] and r.diagnosis == []
+        annotated = hindsight(ex, guide).annotate(r)
+        assert annotated.follow_ups == [] and annotated.diagnosis == []
 
 
 def test_an_exercise_without_a_record_or_a_guide_gets_neither(tmp_path):
@@ -68,8 +76,8 @@ def test_an_exercise_without_a_record_or_a_guide_gets_neither(tmp_path):
     loaded = Hindsight.load(ex)
     assert loaded.record is None and loaded.guide.questions == []
     failing = report("test_small")
-    loaded.annotate(failing)
-    assert failing.diagnosis == [] and failing.follow_ups == []
+    annotated = loaded.annotate(failing)
+    assert annotated.diagnosis == [] and annotated.follow_ups == []
 
 
 # --- questions chosen from what happened (issue 26), on kv_cache_decode's own guide ---------------------------
@@ -90,8 +98,7 @@ def kv_report(lost: list[str], status: Status, **fields) -> Report:
                           **(fields if n in lost else {})) for n in names]
     report = Report(exercise=ex.name, graded=True, checks=checks, score=sum(c.score for c in checks),
                     max_score=len(checks))
-    Hindsight.load(ex).annotate(report)
-    return report
+    return Hindsight.load(ex).annotate(report)
 
 
 def test_a_looping_candidate_is_not_asked_about_a_wrong_shape():

@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.practice import history
-from grader.practice.catalog import CACHE_FOLDER, cached_checks
+from grader.host.collected import CACHE_FOLDER, cached_checks
 from grader.reports.model import LoadError, Status
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -51,8 +51,8 @@ def no_sandbox(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a judge run was started for a file the judge answers alone")
 
-    monkeypatch.setattr("grader.grading.run_checks", refuse)
-    monkeypatch.setattr("grader.practice.catalog.run_checks", refuse)
+    monkeypatch.setattr("grader.host.grading.run_checks", refuse)
+    monkeypatch.setattr("grader.host.collected.run_checks", refuse)
 
 
 def test_a_file_that_does_not_parse_is_answered_alone_naming_the_file_as_given(tmp_path, monkeypatch):

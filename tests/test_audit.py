@@ -1,10 +1,10 @@
-"""The judge's subset check (grader.judge.audit): every spelling of a forbidden API the subset still allows
+"""The judge's subset check (grader.subset.audit): every spelling of a forbidden API the subset still allows
 resolves to it, every way out of the subset is a violation with its line, and honest Python is left alone."""
 
 import pytest
 
-from grader.exercise import ForbiddenConfig, SubsetConfig
-from grader.judge.audit import audit_source
+from grader.subset.config import ForbiddenConfig, SubsetConfig
+from grader.subset.audit import audit_source
 from grader.reports.model import ViolationCode as V
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
@@ -86,7 +86,7 @@ CLAMP = ForbiddenConfig(apis=["torch.clamp", "torch.clip", "torch.nn.functional.
     ("def f(layer, x):\n    return layer.hardtanh(x)", "torch.nn.functional.hardtanh"),
 ])
 def test_a_tensor_method_is_its_forbidden_api_by_name(source, api):
-    from grader.judge.audit.rules import stub_names
+    from grader.subset.rules import stub_names
 
     stub = "class Clamp:\n    def forward(ctx, x):\n        pass\n\ndef clamp(x, min=None, max=None):\n    pass"
     assert hits(source, CLAMP, own=stub_names(stub)) == [(api, 2)]

@@ -23,8 +23,9 @@ from grader.authoring.subset import harness_modules
 from grader.cli import main
 from grader.corpus import corpus
 from grader.exercise import load_exercise
-from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, sha256_file, write_record
-from grader.sandbox.flavor import Flavor
+from grader.hindsight.records import Loss, Lost, MistakeRecord, MutantSignature, Signature
+from grader.hindsight.recording import sha256_file, write_record
+from grader.wire.grant import Flavor
 from grader.scaffold import new_exercise
 
 RETURNS, UNCHANGED = "test_returns_x_times_factor", "test_leaves_x_unchanged"
@@ -324,7 +325,7 @@ def test_validate_rules_only_passes_a_good_folder_and_strict_fails_a_warning(roo
 def test_validate_fails_an_exercise_whose_gradings_pass_but_a_rule_does_not(root, monkeypatch):
     """The rules run before grading; an error fails the exercise (exit 4, FAILED, the rule named in the summary)
     however the gradings went, and --rules skip grades only."""
-    from grader import validation
+    from grader.host import validation
 
     graded = []
     monkeypatch.setattr(validation, "validate_exercises",
@@ -343,7 +344,7 @@ def test_validate_fails_an_exercise_whose_gradings_pass_but_a_rule_does_not(root
 
 
 def test_record_skips_the_record_rules_it_is_about_to_rewrite(root, monkeypatch):
-    from grader import validation
+    from grader.host import validation
 
     monkeypatch.setattr(validation, "validate_exercises", lambda exercises, **k: iter([]))
     (root / E / "mistakes.json").unlink()

@@ -9,6 +9,7 @@ import re
 from grader.batch import exports
 from grader.batch.model import Row, RowStatus, flags_for
 from grader.reports.model import CheckResult, Diagnosis, Environment, Report, Status, Visibility
+from grader.reports.derived import report_from_json
 
 
 def report(score_a: float, status_b: Status = Status.FAILED) -> Report:
@@ -151,7 +152,7 @@ def test_a_batch_scorecard_names_its_candidate_in_title_heading_and_json(tmp_pat
     exports.write_scorecards(rows(), tmp_path)
     page = (tmp_path / "candidates" / "ann" / "toy.html").read_text()
     assert re.search(r"<title>ann · ", page) and "Candidate <b>ann</b>" in page
-    stored = Report.from_json((tmp_path / "candidates" / "ann" / "toy.json").read_text())
+    stored = report_from_json((tmp_path / "candidates" / "ann" / "toy.json").read_text())
     assert stored.candidate == "ann"
     assert "Candidate ann · Exercise" in render_markdown(stored)
     console = Console(width=80, no_color=True, record=True)

@@ -188,14 +188,15 @@ def test_the_cli_refuses_an_unknown_runtime_name(tmp_path):
 
 
 def test_the_cli_checks_the_engine_knows_the_runtime_before_grading(subs, tmp_path, monkeypatch):
-    from grader.sandbox import engine, image
+    from grader.backends import engine
+    from grader.build import naming
 
     class Client:  # an engine with the image built and runc alone registered
         def info(self):
             return {"Runtimes": {"runc": {}}}
 
     monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
-    monkeypatch.setattr(image, "find_runtime_image", lambda client: object())
+    monkeypatch.setattr(naming, "find_runtime_image", lambda client: object())
     r = CliRunner().invoke(main, ["batch", str(subs), "--out", str(tmp_path / "out"), "--runtime", "runsc",
                                   "--exercise-root", str(TOY.parent)])
     assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output

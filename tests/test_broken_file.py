@@ -14,7 +14,7 @@ import pytest
 import torch
 from rich.console import Console
 
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.judge.calls import CandidateError
 from grader.judge.outcomes import classify as _classify
 from grader.judge.weights_only import weights_only_refusal

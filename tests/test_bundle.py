@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.errors import UsageError
 from grader.evidence.bundle import SUMS, _digests, verify_bundle, write_bundle
-from grader.reports.model import Report
+from grader.reports.derived import report_from_json
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PRINTS = Path(__file__).parent / "fixtures" / "toy_submissions" / "prints.py"
@@ -43,7 +43,7 @@ def bundle(made, tmp_path):
 def test_the_bundle_holds_every_part(bundle):
     assert {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()} == FILES
     assert (bundle / "submission" / "prints.py").read_bytes() == PRINTS.read_bytes()
-    report = Report.from_json((bundle / "report.json").read_text())
+    report = report_from_json((bundle / "report.json").read_text())
     assert report.audience == "panel" and report.graded
     assert any(c.visibility.value == "hidden" and not c.id.startswith("hidden-") for c in report.checks)
     assert json.loads((bundle / "environment.json").read_text()) == report.environment.model_dump(mode="json")
@@ -93,7 +93,7 @@ def test_an_existing_non_empty_dest_is_refused_and_left_alone(made, tmp_path):
     dest = tmp_path / "taken"
     dest.mkdir()
     (dest / "keep.txt").write_text("precious\n")
-    report = Report.from_json((made / "report.json").read_text())
+    report = report_from_json((made / "report.json").read_text())
     with pytest.raises(UsageError, match="never overwritten"):
         write_bundle(report, made / "submission" / "prints.py", dest)
     assert [p.name for p in dest.iterdir()] == ["keep.txt"] and (dest / "keep.txt").read_text() == "precious\n"
@@ -103,13 +103,13 @@ def test_an_existing_non_empty_dest_is_refused_and_left_alone(made, tmp_path):
 def test_an_empty_dest_folder_is_used(made, tmp_path):
     dest = tmp_path / "empty"
     dest.mkdir()
-    report = Report.from_json((made / "report.json").read_text())
+    report = report_from_json((made / "report.json").read_text())
     write_bundle(report, made / "submission" / "prints.py", dest)
     assert verify_bundle(dest) == []
 
 
 def test_a_submission_other_than_the_graded_one_is_refused(made, tmp_path):
-    report = Report.from_json((made / "report.json").read_text())
+    report = report_from_json((made / "report.json").read_text())
     with pytest.raises(UsageError, match=report.environment.submission_sha256):
         write_bundle(report, TOY / "solution.py", tmp_path / "b")
     assert not (tmp_path / "b").exists()
@@ -148,7 +148,7 @@ def only_disagreement(bundle: Path) -> list[str]:
 
 def test_an_edited_submission_with_new_sums_disagrees_with_the_report(bundle):
     (bundle / "submission" / "prints.py").write_text("def scale(x, k):\n    return x * k\n")
-    recorded = Report.from_json((bundle / "report.json").read_text()).environment.submission_sha256
+    recorded = report_from_json((bundle / "report.json").read_text()).environment.submission_sha256
     [problem] = only_disagreement(bundle)
     assert problem.startswith("submission/prints.py: sha256 ") and recorded in problem
     r = invoke("bundle", "verify", bundle)
@@ -229,7 +229,7 @@ def made_forbidden(tmp_path_factory):
     r = invoke("submit", "toy", sub, "--exercise-root", TOY.parent, "--sandbox", "local", "--no-history", "--bundle", dest,
                GRADER_DATA_DIR=str(tmp_path_factory.mktemp("data")))
     assert r.exit_code == 0, r.output
-    report = Report.from_json((dest / "report.json").read_text())
+    report = report_from_json((dest / "report.json").read_text())
     assert (report.score, report.max_score) == (1, 6) and report.forbidden
     return dest
 
@@ -258,7 +258,7 @@ def test_the_attack_an_edited_score_and_flags_with_new_sums_is_refused_and_never
     assert r.exit_code == 5 and "intact" not in r.output, r.output
     assert "edited: report.json: edited: score is 6 but its checks add up to 1" in r.output
     with pytest.raises(ValueError, match="score is 6 but its checks add up to 1"):
-        Report.from_json((forbidden / "report.json").read_text())
+        report_from_json((forbidden / "report.json").read_text())
     r = invoke("regrade", forbidden / "report.json", "--exercises", TOY.parent, "--sandbox", "local")
     assert r.exit_code == 5 and "refused: score is 6 but its checks add up to 1" in r.output, r.output
     assert "6/6" not in r.output and "matches" not in r.output
@@ -274,7 +274,7 @@ def forge_full_marks(bundle: Path) -> None:
             c["status"], c["score"], c["message"], c["forbidden"] = "passed", c["max_score"], "", []
         data["score"], data["forbidden"], data["findings"] = data["max_score"], [], []
     edit_report(bundle, full)
-    report = Report.from_json((bundle / "report.json").read_text())  # it agrees with itself
+    report = report_from_json((bundle / "report.json").read_text())  # it agrees with itself
     (bundle / "output.txt").write_text(captured_output(report))
     resum(bundle)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import grade
-from grader.judge import warm
+from grader.host.grading import grade
+from grader.host import warm
 
 REPO = Path(__file__).resolve().parent.parent
 TOY = REPO / "tests" / "fixtures" / "toy"

@@ -8,7 +8,9 @@ import pytest
 
 from grader.exercise import EXERCISES_DIR, load_exercise
 from grader.practice import catalog as catalog_mod
-from grader.practice.catalog import CheckCounts, CollectionFailed, catalog, describe
+from grader.practice.catalog import CheckCounts, catalog, describe
+from grader.host import collected
+from grader.host.collected import CollectionFailed
 
 REPO = Path(__file__).resolve().parent.parent
 TOY = REPO / "tests" / "fixtures" / "toy"
@@ -27,7 +29,7 @@ def _no_collecting(monkeypatch):
     def fail(ex):
         raise AssertionError(f"collected {ex.name} again instead of reading the cache")
 
-    monkeypatch.setattr(catalog_mod, "collect_checks", fail)
+    monkeypatch.setattr(collected, "collect_checks", fail)
 
 
 def test_every_exercise_with_its_metadata_by_level_then_name():
@@ -46,7 +48,7 @@ def test_every_exercise_with_its_metadata_by_level_then_name():
 
 
 def test_points_and_counts_are_what_grading_the_reference_scores():
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     ex = load_exercise("collate_fn")
     counts = describe(ex).checks
@@ -68,24 +70,24 @@ def test_an_edited_check_is_collected_again(exercise_root, monkeypatch):
     describe(load_exercise(exercise_root / "toy"))
     checks = exercise_root / "toy" / "checks" / "test_toy.py"
     checks.write_text(checks.read_text() + "\n\n@pytest.mark.points(4)\ndef test_extra(sandbox):\n    pass\n")
-    collected = []
-    real = catalog_mod.collect_checks
-    monkeypatch.setattr(catalog_mod, "collect_checks", lambda ex: collected.append(ex.name) or real(ex))
+    seen = []
+    real = collected.collect_checks
+    monkeypatch.setattr(collected, "collect_checks", lambda ex: seen.append(ex.name) or real(ex))
     counts = describe(load_exercise(exercise_root / "toy")).checks  # a new fingerprint
-    assert collected == ["toy"] and (counts.total, counts.points) == (4, 10.0)
+    assert seen == ["toy"] and (counts.total, counts.points) == (4, 10.0)
 
 
 def test_a_collection_that_fails_gives_unknown_counts_and_is_retried(exercise_root, monkeypatch):
-    real = catalog_mod.collect_checks
+    real = collected.collect_checks
 
     def broken(ex):
         raise CollectionFailed("judge exploded")
 
-    monkeypatch.setattr(catalog_mod, "collect_checks", broken)
+    monkeypatch.setattr(collected, "collect_checks", broken)
     counts = describe(load_exercise(exercise_root / "toy")).checks
     assert not counts.known and counts.points is None
     assert counts.summary().startswith("? checks, ? points") and "judge exploded" in counts.summary()
-    monkeypatch.setattr(catalog_mod, "collect_checks", real)
+    monkeypatch.setattr(collected, "collect_checks", real)
     assert describe(load_exercise(exercise_root / "toy")).checks.points == 6.0  # the failure was not cached
 
 

@@ -20,7 +20,7 @@ from grader.batch.store import Key
 from grader.catalogs import NotInCatalog, installed
 from grader.cli import main
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.practice.pack import pack_exercise
 from grader.practice.target import resolve_target
 

@@ -15,11 +15,12 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.grading import CHECK_ERROR_REASON, grade
+from grader.host.grading import CHECK_ERROR_REASON, grade
 from grader.reports.model import Report, Status
 from grader.reports.redact import CHECK_ERROR_MESSAGE, for_audience
 from grader.reports.render import render_html, render_markdown
-from grader.validation import validate_exercise
+from grader.host.validation import validate_exercise
+from grader.reports.derived import report_from_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BROKEN = FIXTURES / "broken_check"
@@ -85,7 +86,7 @@ def test_submit_exits_3_with_nothing_scored(tmp_path):
                            env={"GRADER_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "100"})
     assert r.exit_code == 3, r.output
     assert "NOT GRADED — a check of the grader broke" in r.output and "Doubles a vector" in r.output
-    stored = Report.from_json((tmp_path / "r.json").read_text())
+    stored = report_from_json((tmp_path / "r.json").read_text())
     assert [c.status for c in stored.checks] == [Status.FAILED, Status.CHECK_ERROR]
 
 

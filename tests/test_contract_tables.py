@@ -32,7 +32,7 @@ import pytest
 from grader.authoring import Concern, Folder, Rule
 from grader.authoring.contract import table_holds
 from grader.exercise import load_exercise
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 from tests.authoring_rules import findings, holds
 
 NAMES = all_exercise_names()

@@ -14,12 +14,14 @@ import pytest
 
 from grader.errors import InfraError
 from grader.exercise import GpuPolicy, Limits, load_exercise
-from grader.sandbox import image
-from grader.sandbox.client import Sandbox, SandboxStartError
-from grader.sandbox.docker_backend import docker_starter
-from grader.sandbox.flavor import Flavor, flavor_for
-from grader.sandbox.gpu import GpuRequest, gpu_skip_reason, gpu_start_error
-from grader.sandbox.oci_runtime import require_runtime
+from grader.build import naming
+from grader.build import wheels as build_wheels
+from grader.backends.client import Sandbox, SandboxStartError
+from grader.backends.docker_backend import docker_starter
+from grader.wire.grant import Flavor, flavor_for
+from grader.backends.gpu import gpu_skip_reason, gpu_start_error
+from grader.wire.grant import GpuRequest
+from grader.backends.oci_runtime import require_runtime
 
 SANDBOX = Path(__file__).resolve().parent.parent / "sandbox"
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -39,19 +41,19 @@ NO_GPU_ON_HOST = docker.errors.APIError(
 
 
 def test_cuda_image_has_its_own_name_and_the_cpu_tag_does_not_depend_on_it(tmp_path):
-    cpu, cuda = image.runtime_image_name(), image.runtime_image_name(flavor=Flavor.CUDA)
+    cpu, cuda = naming.runtime_image_name(), naming.runtime_image_name(flavor=Flavor.CUDA)
     assert cpu.startswith("grader-runtime:") and cuda.startswith("grader-runtime-cuda:")
     assert cpu.split(":")[1] != cuda.split(":")[1]
     d = tmp_path / "sandbox"
     shutil.copytree(SANDBOX, d)
     (d / "requirements-cuda.txt").write_text((d / "requirements-cuda.txt").read_text() + "# changed\n")
-    assert image.runtime_tag(d) == image.runtime_tag()  # the CPU image other gradings use stays up to date
-    assert image.runtime_tag(d, Flavor.CUDA) != image.runtime_tag(flavor=Flavor.CUDA)
+    assert naming.runtime_tag(d) == naming.runtime_tag()  # the CPU image other gradings use stays up to date
+    assert naming.runtime_tag(d, Flavor.CUDA) != naming.runtime_tag(flavor=Flavor.CUDA)
 
 
 def test_cuda_requirements_pin_the_same_torch_and_shared_packages_and_the_nvidia_wheels():
-    cpu = image.read_pins(SANDBOX / "requirements.txt")
-    cuda = image.read_pins(SANDBOX / "requirements-cuda.txt")  # raises on any unpinned line
+    cpu = build_wheels.read_pins(SANDBOX / "requirements.txt")
+    cuda = build_wheels.read_pins(SANDBOX / "requirements-cuda.txt")  # raises on any unpinned line
     assert {name: cuda[name] for name in cpu} == cpu
     assert "+" not in cuda["torch"]
     assert any(name.startswith("nvidia-cuda-runtime") for name in cuda)
@@ -61,27 +63,27 @@ def test_cuda_wheelhouse_refuses_a_cpu_build_of_torch_and_says_which_it_found(tm
     wheels = [tmp_path / "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl",
               tmp_path / "numpy-2.4.6-cp311-cp311-manylinux_2_28_x86_64.whl"]
     pins = {"torch": "2.13.0", "numpy": "2.4.6"}
-    assert len(image.select_wheels(wheels, pins)) == 2  # the CPU image takes +cpu, as before
+    assert len(build_wheels.select_wheels(wheels, pins)) == 2  # the CPU image takes +cpu, as before
     with pytest.raises(InfraError, match=r"torch==2\.13\.0 \(torch 2\.13\.0\+cpu was found: a local build"):
-        image.select_wheels(wheels, pins, local_builds=False)
+        build_wheels.select_wheels(wheels, pins, local_builds=False)
     cuda_wheel = tmp_path / "torch-2.13.0-cp311-cp311-manylinux_2_28_x86_64.whl"
-    assert cuda_wheel in image.select_wheels(wheels + [cuda_wheel], pins, local_builds=False)
+    assert cuda_wheel in build_wheels.select_wheels(wheels + [cuda_wheel], pins, local_builds=False)
 
 
 def test_cuda_download_hides_pips_find_links_and_uses_its_own_wheelhouse(tmp_path, monkeypatch):
     seen = {}
 
-    def fake_step(step, cmd, *, timeout, log, env=None):
+    def fake_step(step, cmd, *, timeout, env=None):
         seen.update(cmd=cmd, env=env)
         dest = Path(cmd[cmd.index("-d") + 1])
-        for name, version in image.read_pins(SANDBOX / "requirements-cuda.txt").items():
+        for name, version in build_wheels.read_pins(SANDBOX / "requirements-cuda.txt").items():
             (dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl").touch()
         return ""
 
-    monkeypatch.setattr(image, "_run_step", fake_step)
+    monkeypatch.setattr(build_wheels, "run_step", fake_step)
     monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
-    wheels = image.fill_wheelhouse(SANDBOX / "requirements-cuda.txt", arch="x86_64", cache_dir=tmp_path,
-                                   log=lambda line: None, flavor=Flavor.CUDA)
+    wheels = build_wheels.fill_wheelhouse(SANDBOX / "requirements-cuda.txt", arch="x86_64", cache_dir=tmp_path,
+                                          log=lambda line: None, flavor=Flavor.CUDA)
     assert {w.parent.name for w in wheels} == {"cp311-x86_64-cuda"}
     links = Path(seen["env"]["PIP_FIND_LINKS"])
     assert links != Path("/opt/wheels") and not links.exists()  # an empty folder, gone after the download
@@ -116,8 +118,8 @@ class _Client:
 
 
 def _open(monkeypatch, tmp_path, client, gpu):
-    from grader.sandbox import docker_backend, engine
-    from grader.sandbox.factory import open_sandbox
+    from grader.backends import docker_backend, engine
+    from grader.backends.factory import open_sandbox
 
     monkeypatch.setattr(engine, "connect", lambda *a, **k: client)
     monkeypatch.setattr(docker_backend, "reap", lambda *a, **k: 0)
@@ -127,7 +129,7 @@ def _open(monkeypatch, tmp_path, client, gpu):
 
 
 def test_a_grading_with_gpus_opens_the_cuda_image_and_one_without_the_cpu_image(monkeypatch, tmp_path):
-    cuda, cpu = image.runtime_image_name(flavor=Flavor.CUDA), image.runtime_image_name()
+    cuda, cpu = naming.runtime_image_name(flavor=Flavor.CUDA), naming.runtime_image_name()
     client = _Client(present=[cuda, cpu])
     _, info = _open(monkeypatch, tmp_path / "a", client, GpuRequest(count=-1))
     assert info["image"] == cuda
@@ -136,7 +138,7 @@ def test_a_grading_with_gpus_opens_the_cuda_image_and_one_without_the_cpu_image(
 
 
 def test_no_cuda_image_built_is_not_graded_and_says_how_to_build_it(monkeypatch, tmp_path):
-    client = _Client(present=[image.runtime_image_name()])  # only the CPU image, as on a fresh machine
+    client = _Client(present=[naming.runtime_image_name()])  # only the CPU image, as on a fresh machine
     with pytest.raises(InfraError, match="grader-runtime-cuda:[0-9a-f]{12}, which is not built") as e:
         _open(monkeypatch, tmp_path, client, GpuRequest(count=1))
     assert "grader sandbox build --cuda" in e.value.hint
@@ -144,7 +146,7 @@ def test_no_cuda_image_built_is_not_graded_and_says_how_to_build_it(monkeypatch,
 
 
 def _auto_with(monkeypatch, client, host=(1, "")):
-    from grader.sandbox import choice, engine, gpu_probe
+    from grader.backends import choice, engine, gpu_probe
 
     if client is not None:
         client.close = lambda: None
@@ -156,19 +158,19 @@ def _auto_with(monkeypatch, client, host=(1, "")):
 
 def test_auto_with_gpus_never_falls_back_and_names_the_cuda_build(monkeypatch):
     """--gpus with --sandbox auto: Docker's CUDA image or "not graded" (exit 3), never the local sandbox unasked."""
-    choice = _auto_with(monkeypatch, _Client(present=[image.runtime_image_name()]))
+    choice = _auto_with(monkeypatch, _Client(present=[naming.runtime_image_name()]))
     assert choice.choose_sandbox("auto").kind == "docker"
     with pytest.raises(InfraError, match="CUDA image grader-runtime-cuda:[0-9a-f]{12}, which is not built") as e:
         choice.choose_sandbox("auto", gpu=GpuRequest(count=-1))
     assert e.value.exit_code == 3
     assert "`grader sandbox build --cuda`" in e.value.hint and "`--sandbox local`" in e.value.hint
-    built = _Client(present=[image.runtime_image_name(), image.runtime_image_name(flavor=Flavor.CUDA)],
+    built = _Client(present=[naming.runtime_image_name(), naming.runtime_image_name(flavor=Flavor.CUDA)],
                     runtimes={"runc": {}, "nvidia": {"path": "nvidia-container-runtime"}})
     assert _auto_with(monkeypatch, built).choose_sandbox("auto", gpu=GpuRequest(count=1)).kind == "docker"
 
 
 def test_auto_with_gpus_on_a_machine_without_a_gpu_names_the_missing_gpu_first(monkeypatch):
-    choice = _auto_with(monkeypatch, _Client(present=[image.runtime_image_name()]),
+    choice = _auto_with(monkeypatch, _Client(present=[naming.runtime_image_name()]),
                         host=(0, "`nvidia-smi` is not installed (no NVIDIA driver)"))
     with pytest.raises(InfraError, match="--gpus all asked for a GPU, and this machine has none: `nvidia-smi` is not "
                                          "installed") as e:
@@ -266,7 +268,7 @@ def _with_policy(tmp_path: Path, policy: str) -> Path:
 def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skipped(tmp_path):
     """The local sandbox runs the judge's CPU torch. Without --gpus, an optional exercise's GPU checks skip with the
     reason; with --gpus, the request cannot be met, and neither an optional nor a required exercise is graded."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     # The reference, not the stub: the untouched stub is answered by the judge alone, in no sandbox.
     reference = EXERCISES.parent / "solutions" / "mixed_precision_step" / "amp_step.py"
@@ -286,12 +288,12 @@ def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skip
 def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_client, tmp_path):
     """Real Docker, real answer: on this (GPU-less, toolkit-less) engine a GPU grading is "not graded", refused
     before a container starts (no GPU on the host) or by the engine's own error."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     if "nvidia" in (docker_client.info().get("Runtimes") or {}):
         pytest.skip("this engine has the NVIDIA runtime: the GPU smoke script covers it")
     report = grade(EXERCISES / "mixed_precision_step", sandbox="docker", gpus="all",
-                   image=image.runtime_image_name())
+                   image=naming.runtime_image_name())
     assert not report.graded and report.score == 0
     reason = report.not_graded_reason
     assert any(said in reason for said in ("NVIDIA Container Toolkit", "NVIDIA GPU and driver", "this machine has none",
@@ -302,7 +304,7 @@ def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_clien
 def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
     """What scripts/gpu-smoke.sh checks, for a GPU machine's test run, in whichever sandbox it has: Docker's CUDA
     image, or the local sandbox (its own CUDA torch, the memory watchdog instead of the address-space limit)."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     report = grade(EXERCISES / "mixed_precision_step", Path(__file__).parent.parent / "solutions" /
                    "mixed_precision_step" / "amp_step.py", sandbox=gpu_sandbox, gpus="all")
@@ -310,7 +312,7 @@ def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
     env = report.environment
     assert env.cuda_version and env.sandbox_gpus
     if gpu_sandbox == "docker":
-        assert env.image == image.runtime_image_name(flavor=Flavor.CUDA)
+        assert env.image == naming.runtime_image_name(flavor=Flavor.CUDA)
     else:
         assert env.local_gpu_env and "CUDA_VISIBLE_DEVICES" in env.local_gpu_env
     cuda = [c for c in report.checks if "cuda" in c.id]
@@ -321,7 +323,7 @@ def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
 def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(gpu_sandbox, tmp_path):
     """checkpoint_resume's CUDA check: the reference passes it, and the survivors recorded as "observable only on a
     GPU" (solutions/checkpoint_resume/equivalent_mutants.toml) fail it; on the CPU they cannot be told apart."""
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     reference = Path(__file__).parent.parent / "solutions" / "checkpoint_resume" / "checkpoint.py"
     source = reference.read_text(encoding="utf-8")

@@ -1,11 +1,12 @@
-"""The judge's credit rules (grader.judge.decision), on reports built by hand: no sandbox needed."""
+"""The judge's credit rules (grader.host.decision), on reports built by hand: no sandbox needed."""
 
 import pytest
 
-from grader.judge import decision
-from grader.judge.audit import SourceAudit
+from grader.host import decision
+from grader.subset.audit import SourceAudit
 from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
                                   Violation, ViolationCode, Visibility, total)
+from grader.reports.derived import report_from_json
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
@@ -24,7 +25,7 @@ def decide(checks, audit=None):
 
 
 def static(api=SDPA, line=7, via=""):
-    return ForbiddenHit(api=api, how="static", where=f"attention.py:{line}", via=via)
+    return ForbiddenHit(api=api, how="static", where=f"attention.py:{line}", via=via, line=line)
 
 
 def violation(code=ViolationCode.MODULE_VALUE, line=3):
@@ -103,7 +104,7 @@ def test_a_source_the_judge_cannot_parse_gets_no_credit():
 
 
 def test_a_syntax_error_is_told_once_with_its_line_and_every_check_is_not_run():
-    from grader.judge.audit import audit_source
+    from grader.subset.audit import audit_source
 
     audit = audit_source("import torch\nfoo = (1,\n", filename="attention.py")
     failed = check("a").model_copy(update={"status": Status.FAILED, "score": 0.0, "message": "SyntaxError ...",
@@ -134,7 +135,7 @@ def test_old_reports_without_findings_or_violations_still_load():
         c.pop("guard_refused")
     import json
 
-    back = Report.from_json(json.dumps(old))
+    back = report_from_json(json.dumps(old))
     assert back.findings == [] and back.violations == [] and back.checks[0].tampered == []
 
 
@@ -143,7 +144,7 @@ def test_findings_of_old_reports_keep_their_kinds():
     report = Report(exercise="attention", graded=True, checks=[check("a")], score=1, max_score=1,
                     findings=[Finding(kind=FindingKind.DYNAMIC_ACCESS, what="getattr(torch, <computed name>)",
                                       where="attention.py:3")])
-    from grader.reports.render import scorecard_view
+    from grader.reports.scorecard import scorecard_view
 
-    view = scorecard_view(Report.from_json(report.to_json()), audience="panel")
+    view = scorecard_view(report_from_json(report.to_json()), audience="panel")
     assert [f.label for f in view.findings] == ["dynamic access"]

@@ -1,4 +1,4 @@
-"""Diagnosis: which recorded mistake a grading's failed checks match (grader.judge.diagnosis).
+"""Diagnosis: which recorded mistake a grading's failed checks match (grader.hindsight.diagnosis).
 
 Fast: records and reports are built in code, except the tests that read every exercise's
 stored ``mistakes.json`` (no grading either: a held-in mutant's signature is what validate
@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 
 from grader.exercise import GpuPolicy, load_exercise
-from grader.judge.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
-from grader.mistakes import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
+from grader.hindsight.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
+from grader.hindsight.records import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
-from grader.sandbox.flavor import Flavor
-from grader.validation import all_exercise_names
+from grader.wire.grant import Flavor
+from grader.host.validation import all_exercise_names
 
 CHECKS = ["test_a", "test_b", "test_c", "test_d", "test_e"]
 

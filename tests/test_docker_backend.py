@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import Limits
-from grader.sandbox.docker_backend import LABEL, container_kwargs, reap
-from grader.sandbox.gpu import GpuRequest
-from grader.sandbox.staging import Staged
+from grader.backends.docker_backend import LABEL, container_kwargs, reap
+from grader.wire.grant import GpuRequest
+from grader.backends.staging import Staged
 from tests.conftest import tagged_containers
 
 
@@ -29,7 +29,7 @@ def test_lockdown_defaults():
     assert {u["Name"]: u["Hard"] for u in k["ulimits"]} == {"nofile": 128, "fsize": 8 * 2**20}
     assert "size=32m" in k["tmpfs"]["/tmp"] and "noexec" in k["tmpfs"]["/tmp"]
     assert k["volumes"] == {"/stage": {"bind": "/sandbox", "mode": "ro"}}
-    assert k["labels"][LABEL] == "1" and k["labels"]["grader.grading"] == "g1"
+    assert k["labels"][LABEL] == "1" and k["labels"]["grader.host.grading"] == "g1"
     assert "device_requests" not in k
 
 
@@ -54,10 +54,10 @@ def test_gpu_request_becomes_a_device_request():
 
 @pytest.mark.docker
 def test_engine_applies_the_lockdown(docker_client, tmp_path):
-    from grader.sandbox import image
+    from grader.build import naming
 
     k = kwargs()
-    k.update(image=image.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
+    k.update(image=naming.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
              command=["true"])
     container = docker_client.containers.create(**k)
     try:
@@ -85,11 +85,11 @@ def test_reap_removes_containers_of_a_dead_owner(docker_client, plant_container,
 @pytest.mark.docker
 def test_device_request_exposes_a_gpu_in_the_container(docker_client, tmp_path):
     """On a GPU machine with the NVIDIA container runtime: --gpus all reaches the container."""
-    from grader.sandbox import image
+    from grader.build import naming
 
     k = kwargs(gpu=GpuRequest(count=-1))
     k.pop("log_config")  # a sandbox logs nothing; this probe's output is the diagnosis when it fails
-    k.update(image=image.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
+    k.update(image=naming.runtime_image_name(), volumes={str(tmp_path): {"bind": "/sandbox", "mode": "ro"}},
              command=["sh", "-c", "ls /dev/nvidia0 /dev/nvidiactl"], detach=True)
     container = docker_client.containers.run(**k)
     try:
@@ -104,15 +104,15 @@ def test_closing_a_docker_sandbox_removes_any_container_of_its_grading_left_behi
     left behind) or one created and never started carries its grading's label: the sandbox's close finds
     it by that label and removes it, so no container outlives the grading that made it."""
     from grader.exercise import load_exercise
-    from grader.sandbox import image
-    from grader.sandbox.docker_backend import labels_for
-    from grader.sandbox.factory import open_sandbox
+    from grader.build import naming
+    from grader.backends.docker_backend import labels_for
+    from grader.backends.factory import open_sandbox
 
     ex = load_exercise(Path(__file__).parent / "fixtures" / "toy")
     sandbox, _ = open_sandbox("docker", exercise=ex, submission=ex.stub, workdir=tmp_path, grading_id="swept-1")
-    stray = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"],
+    stray = docker_client.containers.create(naming.runtime_image_name(), ["sleep", "60"],
                                             labels=labels_for("swept-1"))
-    other = docker_client.containers.create(image.runtime_image_name(), ["sleep", "60"],
+    other = docker_client.containers.create(naming.runtime_image_name(), ["sleep", "60"],
                                             labels=labels_for("another-grading"))
     try:
         assert tagged_containers(docker_client, container_tag) == {stray.id, other.id}

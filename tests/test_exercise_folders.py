@@ -29,7 +29,7 @@ What the tests here held before the rules became a library, and the rule holding
 import pytest
 
 from grader.authoring import Concern
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 from tests.authoring_rules import findings, holds
 
 NAMES = all_exercise_names()

@@ -4,9 +4,9 @@ import pytest
 
 from grader.errors import InfraError, UsageError
 from grader.exercise import GpuPolicy
-from grader.sandbox.gpu import (DockerGpuCapabilities, GpuRequest, LocalGpuCapabilities, LocalGpuSetup, gpu_request,
-                                gpu_skip_reason, parse_gpus, plan_gpus)
-from grader.sandbox.gpu_probe import read_answer
+from grader.backends.gpu import DockerGpuCapabilities, LocalGpuCapabilities, LocalGpuSetup, gpu_request, gpu_skip_reason, plan_gpus
+from grader.wire.grant import GpuRequest, parse_gpus
+from grader.backends.gpu_probe import read_answer
 
 
 @pytest.mark.parametrize("spec, request_", [

@@ -18,10 +18,10 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.exercise import GpuPolicy, load_exercise
-from grader.judge.audit import audit_source
-from grader.sandbox import gpu_probe
+from grader.subset.audit import audit_source
+from grader.backends import gpu_probe
 from grader.corpus import SOLUTIONS_DIR
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 
 REQUIRED = [name for name in all_exercise_names() if load_exercise(name).config.exercise.gpu is GpuPolicy.REQUIRED]
 
@@ -160,7 +160,7 @@ def test_h2d_batches_sampled_are_the_batches_and_work_is_elementwise(overlap):
 def test_on_a_gpu_the_corpus_validates_with_every_check_run(name, gpu_sandbox):
     """Reference and variants full marks, stub 0, every mutant caught, no check skipped: `grader validate NAME
     --gpus all`, in whichever sandbox this GPU machine has."""
-    from grader.validation import validate_exercise
+    from grader.host.validation import validate_exercise
 
     result = validate_exercise(name, sandbox=gpu_sandbox, gpus="all", jobs=1)
     assert result.ok, [(v.path.name, v.problem) for v in result.verdicts if not v.ok] + result.problems

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import UsageError
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -119,7 +119,7 @@ def test_a_docker_report_records_everything_a_regrade_needs(docker_client):
 
     from grader import __version__
     from grader.exercise import load_exercise
-    from grader.sandbox import image
+    from grader.build import naming
 
     ex = load_exercise(TOY)
     report = grade(ex, TOY / "solution.py", sandbox="docker", runtime="runc")
@@ -127,7 +127,7 @@ def test_a_docker_report_records_everything_a_regrade_needs(docker_client):
     assert report.graded and env.sandbox == "docker" and env.oci_runtime == "runc"
     assert env.submission_sha256 == hashlib.sha256((TOY / "solution.py").read_bytes()).hexdigest()
     assert (env.exercise_version, env.exercise_fingerprint) == (ex.version, ex.fingerprint)
-    assert env.image_id == image.find_runtime_image(docker_client).id
+    assert env.image_id == naming.find_runtime_image(docker_client).id
     assert env.torch_version.split("+")[0] == "2.13.0"
     assert env.limits == ex.limits.model_dump() and env.hypothesis_seed == ex.config.checks.seed
     assert env.grader_version == __version__

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import for_audience
 from grader.reports.render import render_html, render_markdown
 from grader.reports.terminal import render_terminal
+from grader.reports.derived import report_from_json
 
 SECRET = Path(__file__).parent / "fixtures" / "secret"
 RECORDER = Path(__file__).parent / "fixtures" / "secret_submissions" / "records_inputs.py"
@@ -80,7 +81,7 @@ def test_the_panel_json_keeps_the_authors_order(recorded):
 
 def test_a_stored_candidate_copy_rerenders_without_secrets(recorded):
     """A candidate JSON read back and rendered again (either audience) holds no more than it did."""
-    copy = type(recorded).from_json(for_audience(recorded, "candidate").to_json())
+    copy = report_from_json(for_audience(recorded, "candidate").to_json())
     console = Console(width=100, no_color=True, record=True, file=io.StringIO())
     render_terminal(copy, console, audience="panel")
     for text in (console.export_text(), render_html(copy, audience="panel"), render_markdown(copy)):
@@ -92,10 +93,10 @@ def test_a_stored_candidate_copy_rerenders_without_secrets(recorded):
 def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor_the_log():
     """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
     from grader.exercise import load_exercise
-    from grader.grading import _fill
-    from grader.judge.audit import SourceAudit
-    from grader.judge.runner import JudgeRun
-    from grader.judge.spec import CheckSpec
+    from grader.host.grading import _fill
+    from grader.subset.audit import SourceAudit
+    from grader.host.runner import JudgeRun
+    from grader.wire.spec import CheckSpec
     from grader.reports.model import Environment, Report, Visibility
 
     hidden_id = "test_secret.py::test_hidden_param[918273645]"

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status
 from tests.conftest import tagged_containers, toy_with_deadlines
 
@@ -113,8 +113,8 @@ def test_hostile_submission_gains_nothing(name, runtime, stub_score, patient_toy
 def _run_raw(exercise, path: Path, runtime: str, workdir: Path) -> Outcome:
     """The file run in the sandbox as it is, without the subset's guard, its `scale` called as the toy's checks
     call it (a small tensor, a float64 vector, a non-finite factor); each call's outcome as a check's status."""
-    from grader.sandbox.client import Failure
-    from grader.sandbox.factory import open_sandbox
+    from grader.backends.call_result import Failure
+    from grader.backends.factory import open_sandbox
 
     sandbox, _ = open_sandbox("docker", exercise=exercise, submission=path, workdir=workdir,
                               grading_id=uuid.uuid4().hex[:12], runtime=runtime, guard=False)
@@ -191,7 +191,7 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
     import sys
     import time
 
-    from grader.sandbox.docker_backend import reap
+    from grader.backends.docker_backend import reap
     from tests.proc import descendants, still_alive_after
 
     # infinite_loop.py stays inside the subset (sleep.py imports time, and would never reach a container).

@@ -26,7 +26,7 @@ from grader.batch.store import FILENAME, Store
 from grader.cli import main
 from grader.errors import UsageError
 from grader.exercise import load_exercise, resolve_submission
-from grader.grading import MAX_SUBMISSION_BYTES, read_submission
+from grader.host.grading import MAX_SUBMISSION_BYTES, read_submission
 from tests.conftest import REPO, TOY
 from tests.test_batch_runner import FakeEngine
 

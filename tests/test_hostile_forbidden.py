@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import ViolationCode as V
 
 HOSTILE = Path(__file__).parent / "hostile" / "forbidden"

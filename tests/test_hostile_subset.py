@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import load_exercise
-from grader.grading import grade
-from grader.judge import decision
-from grader.judge.audit import audit_exercise_file
+from grader.host.grading import grade
+from grader.host import decision
+from grader.subset.audit import audit_exercise_file
 from grader.reports.model import CheckResult, Report, Status, ViolationCode as V, Visibility, total
 
 HOSTILE = Path(__file__).parent / "hostile" / "subset"

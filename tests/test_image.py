@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.errors import InfraError, UsageError
-from grader.sandbox import image
+from grader.build import apt_sources, base, image, naming, steps, wheels
 
 SANDBOX = Path(__file__).resolve().parent.parent / "sandbox"
 
@@ -30,25 +30,25 @@ def sandbox_copy(tmp_path):
 
 
 def test_tag_is_short_hex_and_stable(sandbox_copy):
-    tag = image.runtime_tag()
+    tag = naming.runtime_tag()
     assert re.fullmatch(r"[0-9a-f]{12}", tag)
-    assert image.runtime_tag() == tag
+    assert naming.runtime_tag() == tag
     # Contents only: another folder, other mtimes, same tag.
-    assert image.runtime_tag(sandbox_copy) == tag
-    assert image.runtime_image_name() == f"grader-runtime:{tag}"
-    assert image.runtime_hash().startswith(tag)
+    assert naming.runtime_tag(sandbox_copy) == tag
+    assert naming.runtime_image_name() == f"grader-runtime:{tag}"
+    assert naming.runtime_hash().startswith(tag)
 
 
 @pytest.mark.parametrize("name", ["Dockerfile", "requirements.txt"])
 def test_tag_changes_with_either_file_and_comes_back(sandbox_copy, name):
-    before = image.runtime_tag(sandbox_copy)
+    before = naming.runtime_tag(sandbox_copy)
     f = sandbox_copy / name
     original = f.read_bytes()
     f.write_bytes(original + b"\n# changed\n")
-    changed = image.runtime_tag(sandbox_copy)
+    changed = naming.runtime_tag(sandbox_copy)
     assert changed != before
     f.write_bytes(original)
-    assert image.runtime_tag(sandbox_copy) == before
+    assert naming.runtime_tag(sandbox_copy) == before
 
 
 def test_tag_does_not_confuse_the_two_files(tmp_path):
@@ -58,13 +58,13 @@ def test_tag_does_not_confuse_the_two_files(tmp_path):
     (a / "requirements.txt").write_text("z")
     (b / "Dockerfile").write_text("x")
     (b / "requirements.txt").write_text("yz")
-    assert image.runtime_tag(a) != image.runtime_tag(b)
+    assert naming.runtime_tag(a) != naming.runtime_tag(b)
 
 
 def test_missing_definition_file_is_an_infra_error_naming_it(sandbox_copy):
     (sandbox_copy / "requirements.txt").unlink()
     with pytest.raises(InfraError, match="requirements.txt is missing"):
-        image.runtime_tag(sandbox_copy)
+        naming.runtime_tag(sandbox_copy)
 
 
 # ---------------------------------------------------------------- requirements and Dockerfile
@@ -80,7 +80,7 @@ def test_requirements_pin_torch_and_every_line():
     assert "torch==2.13.0" in lines
     unpinned = [ln for ln in lines if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!_-]+", ln)]
     assert unpinned == []
-    pins = image.read_pins(SANDBOX / "requirements.txt")
+    pins = wheels.read_pins(SANDBOX / "requirements.txt")
     assert {"torch", "safetensors", "numpy"} <= set(pins)
     # Checks run judge-side: test tools have no business in the sandbox.
     assert not {"pytest", "hypothesis"} & set(pins)
@@ -90,7 +90,7 @@ def test_read_pins_rejects_an_unpinned_line(tmp_path):
     req = tmp_path / "requirements.txt"
     req.write_text("torch==2.13.0\nnumpy>=1.26\n")
     with pytest.raises(InfraError, match=r"requirements.txt:2: 'numpy>=1.26' is not pinned"):
-        image.read_pins(req)
+        wheels.read_pins(req)
 
 
 def _dockerfile_instructions() -> list[str]:
@@ -136,7 +136,7 @@ def test_select_wheels_matches_pins_including_local_versions(tmp_path):
         "typing_extensions-4.16.0-py3-none-any.whl",
         "pytest-9.0.0-py3-none-any.whl",  # not pinned
     ]
-    chosen = image.select_wheels(
+    chosen = wheels.select_wheels(
         [tmp_path / n for n in names],
         {"torch": "2.13.0", "numpy": "2.4.6", "typing-extensions": "4.16.0"},
     )
@@ -145,14 +145,14 @@ def test_select_wheels_matches_pins_including_local_versions(tmp_path):
 
 def test_select_wheels_names_what_is_missing(tmp_path):
     with pytest.raises(InfraError, match=r"no wheel for: safetensors==0.8.0"):
-        image.select_wheels(
+        wheels.select_wheels(
             [tmp_path / "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"],
             {"torch": "2.13.0", "safetensors": "0.8.0"},
         )
 
 
 def test_wheelhouse_targets_cp311_whatever_the_host_python():
-    args = image._platform_args("x86_64")
+    args = wheels._platform_args("x86_64")
     assert args[args.index("--python-version") + 1] == "3.11"
     assert args[args.index("--abi") + 1] == "cp311"
     plats = {args[i + 1] for i, a in enumerate(args) if a == "--platform"}
@@ -192,7 +192,7 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 def test_mirror_from_deb822_sources(tmp_path):
     (tmp_path / "debian.sources").write_text(DEB822)
     (tmp_path / "other.list.disabled").write_text("deb http://wrong.example.org/debian bookworm main\n")
-    assert image.apt_mirror(tmp_path, tmp_path / "none.list") == "http://mirror.example.org/debian"
+    assert apt_sources.apt_mirror(tmp_path, tmp_path / "none.list") == "http://mirror.example.org/debian"
 
 
 def test_mirror_from_sources_list_with_options(tmp_path):
@@ -202,11 +202,11 @@ def test_mirror_from_sources_list_with_options(tmp_path):
         "deb http://security.example.org/debian-security bookworm-security main\n"
         "deb [arch=amd64 signed-by=/usr/share/keyrings/x.gpg] http://list.example.org/debian bookworm main\n"
     )
-    assert image.apt_mirror(tmp_path / "no-such-dir", lst) == "http://list.example.org/debian"
+    assert apt_sources.apt_mirror(tmp_path / "no-such-dir", lst) == "http://list.example.org/debian"
 
 
 def test_mirror_default_when_nothing_configured(tmp_path):
-    assert image.apt_mirror(tmp_path, tmp_path / "sources.list") == "http://deb.debian.org/debian"
+    assert apt_sources.apt_mirror(tmp_path, tmp_path / "sources.list") == "http://deb.debian.org/debian"
 
 
 # ---------------------------------------------------------------- base choice
@@ -225,7 +225,7 @@ def test_mirror_default_when_nothing_configured(tmp_path):
     ],
 )
 def test_choose_base(requested, have_debootstrap, is_root, have_local_base, expected):
-    got = image.choose_base(
+    got = base.choose_base(
         requested, have_debootstrap=have_debootstrap, is_root=is_root, have_local_base=have_local_base
     )
     assert got == expected
@@ -233,13 +233,13 @@ def test_choose_base(requested, have_debootstrap, is_root, have_local_base, expe
 
 def test_choose_base_explains_what_is_missing():
     with pytest.raises(InfraError, match="debootstrap program") as e:
-        image.choose_base("debootstrap", have_debootstrap=False, is_root=True)
+        base.choose_base("debootstrap", have_debootstrap=False, is_root=True)
     assert "apt-get install -y debootstrap" in e.value.hint
     with pytest.raises(InfraError, match="must run as root") as e:
-        image.choose_base("debootstrap", have_debootstrap=True, is_root=False)
+        base.choose_base("debootstrap", have_debootstrap=True, is_root=False)
     assert "--base registry" in e.value.hint
     with pytest.raises(UsageError, match="Unknown base 'ubuntu'"):
-        image.choose_base("ubuntu", have_debootstrap=True, is_root=True)
+        base.choose_base("ubuntu", have_debootstrap=True, is_root=True)
 
 
 # ---------------------------------------------------------------- CLI and engine errors
@@ -247,7 +247,7 @@ def test_choose_base_explains_what_is_missing():
 
 def test_cli_without_engine_exits_infra_with_hint(monkeypatch):
     from grader.cli.sandbox_cmd import sandbox
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/grader-test.sock")
     with pytest.raises(InfraError, match="No Docker engine at unix:///nonexistent") as e:
@@ -288,12 +288,12 @@ LOCKED_DOWN = dict(
 
 @pytest.mark.docker
 def test_runtime_image_is_found_and_labelled(docker_client):
-    img = image.find_runtime_image(docker_client)
+    img = naming.find_runtime_image(docker_client)
     assert img is not None
-    assert image.runtime_image_name() in img.tags
-    assert img.labels.get(image.LABEL_HASH) == image.runtime_hash()
-    info = image.image_info(img)
-    assert info["id"].startswith("sha256:") and image.runtime_image_name() in info["tags"]
+    assert naming.runtime_image_name() in img.tags
+    assert img.labels.get(naming.LABEL_HASH) == naming.runtime_hash()
+    info = naming.image_info(img)
+    assert info["id"].startswith("sha256:") and naming.runtime_image_name() in info["tags"]
     assert img.attrs["Config"]["User"] == "65534:65534"
 
 
@@ -303,7 +303,7 @@ def test_build_when_up_to_date_returns_the_image_without_building(docker_client)
     t0 = time.monotonic()
     img = image.build_runtime_image(docker_client, log=lines.append)
     assert time.monotonic() - t0 < 10
-    assert img.id == image.find_runtime_image(docker_client).id
+    assert img.id == naming.find_runtime_image(docker_client).id
     assert len(lines) == 1 and "up to date" in lines[0]
 
 
@@ -317,7 +317,7 @@ def test_locked_down_container_imports_torch(docker_client):
         "    wheels=os.path.exists('/wheels') or os.path.exists('/build'))))\n"
     )
     out = docker_client.containers.run(
-        image.runtime_image_name(), ["python3", "-c", script], **LOCKED_DOWN
+        naming.runtime_image_name(), ["python3", "-c", script], **LOCKED_DOWN
     )
     got = json.loads(out.decode().strip().splitlines()[-1])
     assert got["torch"].split("+")[0] == "2.13.0"
@@ -330,11 +330,10 @@ def test_locked_down_container_imports_torch(docker_client):
 
 def test_a_failed_step_is_named_with_the_tail_of_its_output():
     with pytest.raises(InfraError) as e:
-        image._run_step(
+        steps.run_step(
             "pip download (wheelhouse)",
             ["sh", "-c", "for i in $(seq 100); do echo line $i; done; echo 'no route to index'; exit 3"],
             timeout=30,
-            log=lambda s: None,
         )
     msg = str(e.value)
     assert msg.startswith("Step 'pip download (wheelhouse)' failed (exit status 3)")

@@ -14,10 +14,11 @@ from grader.authoring.interview import guide_ties
 from grader.corpus import SOLUTIONS_DIR
 from grader.errors import ExerciseError, GraderError
 from grader.exercise import Exercise, load_exercise
-from grader.judge.interview import (GUIDE_FILE, Guide, Question, because, check_function, load_guide, suggest)
+from grader.hindsight.interview import (GUIDE_FILE, Guide, Question, because, load_guide, suggest)
+from grader.reports.model import check_function
 from grader.practice.pack import pack_exercise
 from grader.practice.workspace import init_workspace
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 from tests.authoring_rules import findings, holds
 
 NAMES = all_exercise_names()

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import Limits
-from grader.grading import grade
-from grader.sandbox import gpu_probe, local_backend, memory_watch
-from grader.sandbox.client import Failure, Sandbox
-from grader.sandbox.gpu import LocalGpuCapabilities, LocalGpuSetup
-from grader.sandbox.local_backend import WATCHDOG, local_starter, plan_rlimits, worker_environment
-from grader.sandbox.staging import stage
+from grader.host.grading import grade
+from grader.backends import gpu_probe, local_backend, memory_watch
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
+from grader.backends.gpu import LocalGpuCapabilities, LocalGpuSetup
+from grader.backends.local_backend import WATCHDOG, local_starter, plan_rlimits, worker_environment
+from grader.backends.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PROBE_KIT = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"

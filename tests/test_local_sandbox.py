@@ -17,13 +17,14 @@ import pytest
 
 from grader import processes
 from grader.exercise import Limits
-from grader.grading import grade
-from grader.judge import runner, warm
-from grader.sandbox import local_backend
-from grader.sandbox.client import Failure, Sandbox
-from grader.sandbox.factory import open_sandbox
-from grader.sandbox.local_backend import local_starter, plan_rlimits, rlimits_for
-from grader.sandbox.staging import stage
+from grader.host.grading import grade
+from grader.host import runner, warm
+from grader.backends import local_backend
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
+from grader.backends.factory import open_sandbox
+from grader.backends.local_backend import local_starter, plan_rlimits, rlimits_for
+from grader.backends.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PROBE_KIT = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
@@ -80,7 +81,7 @@ def test_without_a_resource_module_every_limit_is_unavailable_and_the_sandbox_st
     box, info = open_toy()
     result = box.call("identity", [41])
     assert result.ok and result.value == 41
-    assert info["limits_unavailable"] == plan.unavailable
+    assert info.limits_unavailable == plan.unavailable
     assert box.hello.rlimits_applied == [] and box.hello.rlimits_failed == {}
 
 
@@ -102,7 +103,7 @@ def test_on_macos_the_address_space_limit_is_unavailable_and_the_rest_still_appl
     box, info = open_toy()
     assert box.call("identity", ["hi"]).value == "hi"
     assert set(box.hello.rlimits_applied) == ALL_LIMITS - {"RLIMIT_AS"}
-    assert set(info["limits_unavailable"]) == {"RLIMIT_AS"}
+    assert set(info.limits_unavailable) == {"RLIMIT_AS"}
 
 
 def test_without_fork_killpg_or_setsid_the_sandbox_answers_and_a_hang_dies_at_the_deadline(kit, monkeypatch):
@@ -121,7 +122,7 @@ def test_without_fork_killpg_or_setsid_the_sandbox_answers_and_a_hang_dies_at_th
     assert box.call("run", ["ok"]).value == 1
     hung = box.call("run", ["hang"])
     assert hung.failure is Failure.TIMEOUT
-    # Killed and reaped, not left running: the lost worker is closed on a thread (grader.sandbox.booting),
+    # Killed and reaped, not left running: the lost worker is closed on a thread (grader.backends.booting),
     # and `hang` never ends by itself, so this wait returns only because the worker was killed.
     assert kit.workers[0].proc.wait(timeout=60) is not None
     assert box.call("run", ["ok"]).value == 1 and box.starts == 2  # a fresh worker took over

@@ -1,4 +1,4 @@
-"""The mistake record (grader.mistakes): every exercise's is current; validate writes it, compares with it,
+"""The mistake record (grader.hindsight.records): every exercise's is current; validate writes it, compares with it,
 and a grading against it names the mistake (the toy exercise, graded for real in the local sandbox)."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from grader.cli import main
 from grader.corpus import corpus
 from grader.errors import ExerciseError
 from grader.exercise import GpuPolicy, load_exercise
-from grader.grading import grade
-from grader.mistakes import (RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, RecordRefused, Signature,
-                             build_record, check_function, drift, load_record, short_description, stale_files)
-from grader.reports.model import Report
-from grader.sandbox.flavor import Flavor
-from grader.validation import ExerciseValidation, Verdict, all_exercise_names
+from grader.host.grading import grade
+from grader.hindsight.records import RECORD_NAME, Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
+from grader.hindsight.recording import RecordRefused, build_record, drift, short_description, stale_files
+from grader.reports.model import Report, check_function
+from grader.wire.grant import Flavor
+from grader.host.validation import ExerciseValidation, Verdict, all_exercise_names
 from tests.authoring_rules import findings, holds
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -60,7 +60,7 @@ def test_a_change_to_a_check_a_mutant_or_the_reference_makes_a_record_stale(tmp_
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     ex = load_exercise(tmp_path / "toy")
     items = corpus(ex, tmp_path / "solutions", more=True)
-    from grader.mistakes import mutant_signature, sha256_file
+    from grader.hindsight.recording import mutant_signature, sha256_file
 
     rec = MistakeRecord(exercise="toy", exercise_fingerprint=ex.fingerprint, reference_sha256=sha256_file(items[0].path),
                         checks=["test_scale_small"], mutants=[mutant_signature(i, Report(exercise="toy", graded=True))
@@ -118,7 +118,7 @@ def test_drift_names_each_mutant_whose_signature_moved():
 
 
 def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_telling_way():
-    from grader.mistakes import losses
+    from grader.hindsight.records import losses
     from grader.reports.model import CheckResult, Status, Visibility
 
     def check(cid, status, **kw):
@@ -172,7 +172,7 @@ def test_recording_one_flavour_keeps_the_other_only_while_it_holds(tmp_path):
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     ex = load_exercise(tmp_path / "toy")
     items = corpus(ex, tmp_path / "solutions", more=True)
-    from grader.mistakes import merge_record, sha256_file
+    from grader.hindsight.recording import merge_record, sha256_file
 
     def record(flavor, checks):
         mutants = [MutantSignature(name=i.name, file=f"mutants/{i.path.name}", held_in=True, sha256=sha256_file(i.path),
@@ -202,17 +202,17 @@ def test_no_record_is_built_from_an_ungraded_mutant_or_a_reference_that_lost_poi
     down = Report(exercise="toy", graded=False, not_graded_reason="engine died")
     result = ExerciseValidation("toy", [Verdict("reference", ref, ok), Verdict("mutant", ref, down)])
     with pytest.raises(RecordRefused, match="not graded: toy.py"):
-        build_record(ex, result, ref)
+        build_record(ex, result.verdicts, result.problems, ref)
     result.verdicts[0] = Verdict("reference", ref, ok, problem="lost points on x")
     with pytest.raises(RecordRefused, match="lost points on x"):
-        build_record(ex, result, ref)
+        build_record(ex, result.verdicts, result.problems, ref)
     from grader.reports.model import CheckResult, Status, Visibility
 
     broken = Report(exercise="toy", graded=False, not_graded_reason="a check raised", checks=[CheckResult(
         id="t.py::c", name="Doubles", status=Status.CHECK_ERROR, score=0, max_score=1, visibility=Visibility.VISIBLE)])
     result = ExerciseValidation("toy", [Verdict("reference", ref, ok), Verdict("mutant", ref, broken)])
     with pytest.raises(RecordRefused, match=r"check errors \(a bug in the checks, not a signature\): toy.py \(Doubles\)"):
-        build_record(ex, result, ref)
+        build_record(ex, result.verdicts, result.problems, ref)
 
 
 def test_no_cuda_record_is_built_from_a_grading_that_skipped_a_check():
@@ -224,9 +224,10 @@ def test_no_cuda_record_is_built_from_a_grading_that_skipped_a_check():
                           visibility=Visibility.HIDDEN, message="no GPU in the sandbox")
     ok = Report(exercise="toy", graded=True, score=1, max_score=1, checks=[skipped])
     result = ExerciseValidation("toy", [Verdict("reference", ref, ok)])
-    assert build_record(ex, result, ref).flavors == [Flavor.CPU]  # without a GPU, a GPU check skips
+    # Without a GPU, a GPU check skips.
+    assert build_record(ex, result.verdicts, result.problems, ref).flavors == [Flavor.CPU]
     with pytest.raises(RecordRefused, match="skipped with GPUs given \\(toy.py\\)"):
-        build_record(ex, result, ref, Flavor.CUDA)
+        build_record(ex, result.verdicts, result.problems, ref, Flavor.CUDA)
 
 
 def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 
 from grader.authoring import Concern
 from grader.authoring.nan_safe import scan_checks
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 from tests.authoring_rules import findings, holds
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"

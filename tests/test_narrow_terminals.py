@@ -13,8 +13,8 @@ from grader.cli import main
 from grader.cli.show_cmd import split_code_blocks
 from grader.exercise import known_names, load_exercise
 from grader.practice import history
-from grader.judge.spec import CheckSpec
-from grader.practice.catalog import CACHE_FOLDER, remember_checks
+from grader.wire.spec import CheckSpec
+from grader.host.collected import CACHE_FOLDER, remember_checks
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
 
 LONG_NAMES = ["weighted_sharded_sampler", "kv_cache_decode", "warmup_cosine_scheduler"]

@@ -3,9 +3,9 @@
 import pytest
 
 from grader.errors import InfraError, UsageError
-from grader.sandbox.docker_backend import container_kwargs
-from grader.sandbox.oci_runtime import require_runtime, resolve_runtime
-from grader.sandbox.staging import Staged
+from grader.backends.docker_backend import container_kwargs
+from grader.backends.oci_runtime import require_runtime, resolve_runtime
+from grader.backends.staging import Staged
 from grader.exercise import Limits
 
 
@@ -52,7 +52,7 @@ def test_the_container_is_created_with_the_runtime(tmp_path):
 def test_a_grading_under_gvisor_scores_as_under_runc_and_records_it(docker_client):
     from pathlib import Path
 
-    from grader.grading import grade
+    from grader.host.grading import grade
     from grader.reports.compare import outcome_differences
 
     toy = Path(__file__).parent / "fixtures" / "toy"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grader.corpus import corpus
 from grader.exercise import load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.model import Status
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"

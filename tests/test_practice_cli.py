@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.exercise import load_exercise
 from grader.practice import history
-from grader.practice.catalog import CACHE_FOLDER, catalog, describe
+from grader.practice.catalog import catalog, describe
+from grader.host.collected import CACHE_FOLDER
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
 
 ENV = {"COLUMNS": "80", "NO_COLOR": "1"}

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from grader import protocol
+from grader.wire import protocol
 from grader.exercise import Limits
 from grader.judge.plugin import importable
-from grader.protocol import Opaque
+from grader.wire.protocol import Opaque
 from grader.sandbox import probekit
-from grader.sandbox.client import Sandbox
-from grader.sandbox.local_backend import local_starter
-from grader.sandbox.staging import stage
+from grader.backends.client import Sandbox
+from grader.backends.local_backend import local_starter
+from grader.backends.staging import stage
 
 PROBES = '''
 import torch
@@ -106,11 +106,13 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     probes.write_text("")
     sub.write_text("")
     staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage", guard={"open": False})
-    assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/protocol.py", "lib/grader/sandbox/__init__.py",
-                                   "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
+    assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/sandbox/__init__.py",
+                                   "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
                                    "lib/grader/sandbox/removal.py", "lib/grader/sandbox/restricted.py",
-                                   "lib/grader/sandbox/worker.py", "probes/probes.py", "submission/mine.py",
+                                   "lib/grader/sandbox/worker.py", "lib/grader/wire/__init__.py",
+                                   "lib/grader/wire/protocol.py", "probes/probes.py", "submission/mine.py",
                                    "subset/mine.py"]
+    assert (staged.lib / "grader/wire/__init__.py").read_text() == ""  # the worker imports the protocol alone
     assert "restricted.load('mine', __file__, {'open': False})" in (staged.root / "subset/mine.py").read_text()
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()
 

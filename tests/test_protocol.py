@@ -8,8 +8,8 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from grader import protocol
-from grader.protocol import Opaque, ProtocolError
+from grader.wire import protocol
+from grader.wire.protocol import Opaque, ProtocolError
 
 
 def roundtrip(message, strict=True):

@@ -5,7 +5,7 @@ one place only, would mislead the reader who picks exercises from it)."""
 from pathlib import Path
 
 from grader.exercise import load_exercise
-from grader.validation import all_exercise_names
+from grader.host.validation import all_exercise_names
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 LEVELS = ("mid", "senior", "principal")

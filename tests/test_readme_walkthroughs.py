@@ -140,8 +140,8 @@ def catalog_cache():
     """`grader list` collects every exercise's checks (a minute for 27): the walk-through's own exercise is
     collected for real; the others get a placeholder entry (test_practice_cli counts them for real)."""
     from grader.exercise import known_names, load_exercise
-    from grader.judge.spec import CheckSpec
-    from grader.practice.catalog import remember_checks
+    from grader.wire.spec import CheckSpec
+    from grader.host.collected import remember_checks
     from grader.reports.model import Visibility
 
     spec = CheckSpec(id="test_x.py::test_x", name="x", points=1, visibility=Visibility.VISIBLE)

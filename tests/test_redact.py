@@ -67,12 +67,12 @@ def test_a_candidate_copy_is_final_and_keeps_only_the_first_line_of_a_not_graded
     assert for_audience(copy, "candidate") is copy  # redacting again changes nothing (details stay as they are)
 
 
-def test_split_params_finds_the_parameters_after_the_function():
-    from grader.reports.redact import split_params
+def test_split_check_id_finds_the_parameters_after_the_function():
+    from grader.reports.model import split_check_id
 
-    assert split_params("test_m.py::test_rows[3-True]") == ("test_m.py::test_rows", "3-True")
-    assert split_params("test_m.py::Cls::test_rows[a::b[c]]") == ("test_m.py::Cls::test_rows", "a::b[c]")
-    assert split_params("test_m.py::test_plain") == ("test_m.py::test_plain", None)
+    assert split_check_id("test_m.py::test_rows[3-True]") == ("test_m.py::test_rows", "3-True")
+    assert split_check_id("test_m.py::Cls::test_rows[a::b[c]]") == ("test_m.py::Cls::test_rows", "a::b[c]")
+    assert split_check_id("test_m.py::test_plain") == ("test_m.py::test_plain", None)
 
 
 # --- diagnosis and follow-ups (issue 17) --------------------------------------------------------

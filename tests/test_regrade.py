@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from grader.cli import main
 from grader.errors import UsageError
 from grader.evidence.regrade import read_report, regrade
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.reports.redact import for_audience
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -177,7 +177,7 @@ def test_cli_runtime_override_is_said(runsc_report, grade_calls, graded, tmp_pat
 
 def test_a_batch_regrade_passes_the_override_to_each_row(runsc_report, grade_calls, graded, tmp_path):
     from grader.batch.store import Key, Store
-    from grader.evidence.regrade_batch import Outcome, regrade_batch
+    from grader.batch.regrade import Outcome, regrade_batch
 
     store = Store(tmp_path)
     key = Key("ann", "toy", runsc_report.environment.submission_sha256, "v")

@@ -17,9 +17,9 @@ import pytest
 import torch
 
 from grader.exercise import Limits
-from grader.sandbox.client import Sandbox
-from grader.sandbox.local_backend import local_starter
-from grader.sandbox.staging import stage
+from grader.backends.client import Sandbox
+from grader.backends.local_backend import local_starter
+from grader.backends.staging import stage
 
 #: API -> the operators it stands for, like autograd_function, clip_grad_norm, attention, the toy and
 #: gradient_checkpointing/dynamic_batcher forbid them; the index of each is its place in this list.

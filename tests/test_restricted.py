@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import load_exercise
-from grader.judge.audit.guard import guard_lists
+from grader.subset.guard import guard_lists
 from grader.sandbox import restricted
-from grader.sandbox.staging import stage
+from grader.backends.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 

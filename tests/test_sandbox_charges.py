@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import protocol
+from grader.wire import protocol
 from grader.exercise import load_exercise
-from grader.sandbox import image
-from grader.sandbox.client import Failure
-from grader.sandbox.deadlines import Clock
-from grader.sandbox.docker_backend import STRAY_CAP, container_kwargs, docker_starter
-from grader.sandbox.staging import stage
+from grader.build import naming
+from grader.backends.call_result import Failure
+from grader.backends.deadlines import Clock
+from grader.backends.docker_backend import STRAY_CAP, container_kwargs, docker_starter
+from grader.backends.staging import stage
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 
@@ -33,7 +33,7 @@ def test_writes_past_the_captured_output_leave_no_log_on_the_host_and_the_judge_
     past STRAY_CAP."""
     ex = load_exercise(TOY)
     staged = stage(probes=ex.probes, submission=ex.stub, module_name=ex.module_name, dest=tmp_path / "stage")
-    kwargs = container_kwargs(image=image.runtime_image_name(), staged=staged, forbidden=[], limits=ex.limits,
+    kwargs = container_kwargs(image=naming.runtime_image_name(), staged=staged, forbidden=[], limits=ex.limits,
                               grading_id=f"charges-{uuid.uuid4().hex[:8]}")
     transport = docker_starter(docker_client, kwargs)()
     try:
@@ -84,7 +84,7 @@ def test_a_calls_deadline_is_its_cgroups_cpu_time_and_a_sleeping_call_meets_the_
     wait for the quota, so the wall-clock ceiling, which does not count waiting, cannot come first). On a
     machine so loaded that the sandbox gets under an eighth of its CPU share, the hard limit ends it instead;
     never the ceiling. A call that sleeps spends no CPU and ends at the ceiling."""
-    from grader.sandbox.factory import open_sandbox
+    from grader.backends.factory import open_sandbox
 
     ex = load_exercise(TOY)
     submission = tmp_path / "toy.py"
@@ -117,8 +117,8 @@ def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
     if not Path("/proc/self/stat").exists():
         pytest.skip("no /proc: the local sandbox's deadlines are the wall clock's here (tested with a fake /proc)")
     from grader.exercise import Limits
-    from grader.sandbox.client import Sandbox
-    from grader.sandbox.local_backend import local_starter
+    from grader.backends.client import Sandbox
+    from grader.backends.local_backend import local_starter
 
     submission = tmp_path / "cand.py"
     submission.write_text(BUSY_FORKS.replace("def scale(x, factor):", "def scale(x=None, factor=1.0):"))
@@ -137,12 +137,12 @@ def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
 
 def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     from grader.exercise import load_exercise
-    from grader.grading import _fill
-    from grader.judge.audit import SourceAudit
-    from grader.judge.runner import JudgeRun
+    from grader.host.grading import _fill
+    from grader.subset.audit import SourceAudit
+    from grader.host.runner import JudgeRun
     from grader.reports.model import Environment, Report
-    from grader.sandbox.accounting import NoMeter, deadline_warnings
-    from grader.sandbox.selfreport import SandboxSummary
+    from grader.backends.accounting import NoMeter, deadline_warnings
+    from grader.wire.selfreport import SandboxSummary
 
     said = deadline_warnings(NoMeter("the container's CPU accounting was not found (a rootless engine)"))
     run = JudgeRun(infra="the engine went away", sandbox=SandboxSummary(sandbox="docker", deadline_warnings=said))

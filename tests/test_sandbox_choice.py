@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from grader.errors import UsageError
-from grader.grading import grade
-from grader.sandbox import image as runtime_image
-from grader.sandbox.choice import SandboxChoice, choose_sandbox
+from grader.host.grading import grade
+from grader.build import naming
+from grader.backends.choice import SandboxChoice, choose_sandbox
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 NO_ENGINE = "unix:///nonexistent/docker.sock"
@@ -57,7 +57,7 @@ def test_grading_with_docker_and_no_engine_is_not_graded_never_local(no_engine):
 
 @pytest.mark.docker
 def test_auto_with_the_image_missing_picks_local_and_names_the_build_command(monkeypatch):
-    monkeypatch.setattr(runtime_image, "runtime_image_name", lambda sandbox_dir=None, flavor=None: "grader-runtime:notbuilt0000")
+    monkeypatch.setattr(naming, "runtime_image_name", lambda sandbox_dir=None, flavor=None: "grader-runtime:notbuilt0000")
     choice = choose_sandbox("auto")
     assert choice.kind == "local"
     assert "grader-runtime:notbuilt0000" in choice.note and "`grader sandbox build`" in choice.note

@@ -7,10 +7,11 @@ import pytest
 import torch
 
 from grader.exercise import Limits
-from grader.protocol import Opaque
-from grader.sandbox.client import Failure, Sandbox
-from grader.sandbox.local_backend import local_starter
-from grader.sandbox.staging import stage
+from grader.wire.protocol import Opaque
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox
+from grader.backends.local_backend import local_starter
+from grader.backends.staging import stage
 
 PROBES = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
 

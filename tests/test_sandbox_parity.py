@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader.validation import validate_exercise
+from grader.host.validation import validate_exercise
 
 pytestmark = [pytest.mark.docker]
 

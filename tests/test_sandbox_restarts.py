@@ -14,13 +14,14 @@ import time
 
 import pytest
 
-from grader import protocol
+from grader.wire import protocol
 from grader.reports.redact import without_probe_names
-from grader.sandbox.accounting import Meter
-from grader.sandbox.booting import Spares
-from grader.sandbox.client import Failure, Sandbox, Transport
-from grader.sandbox import deadlines as deadlines_module
-from grader.sandbox.deadlines import (GRACE_FRACTION, HARD_FACTOR, WALL_MARGIN, CallClock, CallDeadlines, Clock,
+from grader.backends.accounting import Meter
+from grader.backends.booting import Spares
+from grader.backends.call_result import Failure
+from grader.backends.client import Sandbox, Transport
+from grader.backends import deadlines as deadlines_module
+from grader.backends.deadlines import (GRACE_FRACTION, HARD_FACTOR, WALL_MARGIN, CallClock, CallDeadlines, Clock,
                                       Deadline, Sample)
 
 # ------------------------------------------------------------------ the deadline policy
@@ -190,7 +191,7 @@ def test_the_load_average_plays_no_part(monkeypatch):
 # ------------------------------------------------------------------ fakes
 
 
-#: A well-formed hello (grader.sandbox.selfreport validates every field) from a torch that is not there.
+#: A well-formed hello (grader.wire.selfreport validates every field) from a torch that is not there.
 HELLO = {"type": "hello", "torch": "0.0-fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
          "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}}
 

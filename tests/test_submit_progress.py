@@ -19,11 +19,12 @@ from grader.batch.jobs import Job, grade_job
 from grader.batch.store import Key
 from grader.cli import main
 from grader.cli.submit_progress import STARTING, CheckProgress, check_progress
-from grader.grading import grade
-from grader.judge.live import Collected, EventTail, Finished, Started
-from grader.judge.spec import CheckSpec
+from grader.host.grading import grade
+from grader.host.live import EventTail
+from grader.wire.events import CheckFinished, Collected, Started, event_line
+from grader.wire.spec import CheckSpec
 from grader.practice import history
-from grader.reports.model import Status, Visibility
+from grader.reports.model import CheckResult, Status, Visibility
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTION = (TOY / "solution.py").read_text()
@@ -35,6 +36,12 @@ def invoke(*args):
     if args[:1] == ("submit",):
         args = (*args, "--exercise-root", TOY.parent)
     return CliRunner().invoke(main, [str(a) for a in args], env=ENV)
+
+
+
+def _done(check_id: str, status: Status) -> CheckFinished:
+    return CheckFinished(CheckResult(id=check_id, name=check_id, status=status, score=0, max_score=1,
+                                     visibility=Visibility.VISIBLE))
 
 
 CHECKS = (
@@ -52,15 +59,15 @@ def test_progress_names_the_running_check_and_how_many_are_left():
     assert p.line() == "0 of 3 checks run"
     p.feed(Started("test_t.py::test_small"))
     assert p.line() == "check 1 of 3 · 2 left · scales a small tensor"
-    p.feed(Finished("test_t.py::test_small", Status.PASSED))
+    p.feed(_done("test_t.py::test_small", Status.PASSED))
     p.feed(Started("test_t.py::test_evil"))
     line = p.line()
     assert line == "check 2 of 3 · 1 left · ✓ 1 passed · evil \\x1b[2J name\\u202e"
     assert "\x1b" not in line and "\u202e" not in line
-    p.feed(Finished("test_t.py::test_evil", Status.FAILED))
+    p.feed(_done("test_t.py::test_evil", Status.FAILED))
     p.feed(Started("test_t.py::test_rows[918273-True]"))
     assert p.line() == "check 3 of 3 · 0 left · ✓ 1 passed · ✗ 1 failed · rows sum to one [case 1] (hidden)"
-    p.feed(Finished("test_t.py::test_rows[918273-True]", Status.TIMEOUT))
+    p.feed(_done("test_t.py::test_rows[918273-True]", Status.TIMEOUT))
     assert p.line() == "all 3 checks run · ✓ 1 passed · ✗ 1 failed · ◷ 1 timed out; writing the scorecard"
 
 
@@ -76,11 +83,12 @@ def test_event_tail_passes_on_complete_lines_only(tmp_path):
     path = tmp_path / "events.jsonl"
     tail = EventTail(path)
     assert tail.new_events() == []  # no file yet
-    path.write_text('{"event": "started", "id": "a"}\n{"event": "result", "id": "a", "sta')
+    result = event_line(_done("a", Status.PASSED))
+    path.write_text(event_line(Started("a")) + result[:40])
     assert tail.new_events() == [Started("a")]
     with open(path, "a") as f:
-        f.write('tus": "passed"}\nnot json\n{"event": "sandbox"}\n')
-    assert tail.new_events() == [Finished("a", Status.PASSED)]
+        f.write(result[40:] + 'not json\n{"event": "sandbox"}\n')  # a malformed line is skipped: the runner says so
+    assert tail.new_events() == [_done("a", Status.PASSED)]
 
 
 def test_the_progress_line_is_shown_on_a_terminal_and_nowhere_else():
@@ -100,11 +108,11 @@ def test_a_grading_passes_on_each_check_as_it_starts_and_ends():
     report = grade(TOY, TOY / "solution.py", sandbox="local", on_event=events.append)
     assert isinstance(events[0], Collected) and len(events[0].checks) == len(report.checks)
     started = [e.id for e in events if isinstance(e, Started)]
-    finished = [e.id for e in events if isinstance(e, Finished)]
+    finished = [e.id for e in events if isinstance(e, CheckFinished)]
     assert sorted(started) == sorted(finished) == sorted(c.id for c in report.checks)
     for check_id in started:  # each check starts before it ends
         assert events.index(Started(check_id)) < next(i for i, e in enumerate(events)
-                                                    if isinstance(e, Finished) and e.id == check_id)
+                                                    if isinstance(e, CheckFinished) and e.id == check_id)
 
 
 # --- the graded file, named on every scorecard -------------------------------------------------------------

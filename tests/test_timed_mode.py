@@ -17,7 +17,8 @@ from grader.cli.start_cmd import DEFAULT_MINUTES
 from grader.errors import UsageError
 from grader.practice import clock
 from grader.reports.model import CheckResult, Report, Status, Timing, Visibility
-from grader.reports.render import fmt_duration, render_html, render_markdown
+from grader.reports.headline import fmt_duration
+from grader.reports.render import render_html, render_markdown
 from grader.reports.terminal import render_terminal
 
 T0 = dt.datetime(2025, 3, 1, 9, 0, tzinfo=dt.timezone.utc)

@@ -5,14 +5,14 @@ import json
 
 import pytest
 
-from grader import protocol
+from grader.wire import protocol
 from grader.judge.calls import CandidateError, ProtocolViolation
 from grader.judge.expect import expect_raised
-from grader.judge.runner import JudgeRun, _read_events
-from grader.judge.spec import CheckSpec
+from grader.host.runner import JudgeRun, _read_events
+from grader.wire.spec import CheckSpec
 from grader.reports.model import Visibility
-from grader.sandbox.client import Sandbox, SandboxStartError, Transport
-from grader.sandbox.selfreport import MalformedSelfReport, read_hello
+from grader.backends.client import Sandbox, SandboxStartError, Transport
+from grader.wire.selfreport import MalformedSelfReport, read_hello
 
 HELLO = {"type": "hello", "torch": "2.13.0+cpu", "python": "3.12.3", "cuda": False, "cuda_version": None,
          "gpus": 0, "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": ["RLIMIT_AS"],

@@ -6,8 +6,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from grader.cli import main
-from grader import validation
-from grader.validation import corpus, validate_exercise
+from grader.host import validation
+from grader.host.validation import corpus, validate_exercise
 from grader.exercise import load_exercise
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -88,9 +88,9 @@ def test_patch_mutants_are_graded_applied_and_one_that_does_not_apply_is_named(t
 
 def test_cli_prints_bracketed_names_and_messages_as_text(monkeypatch):
     """Check names and messages are text: rich must not read "[0, 1]" or "[red]" in them as markup."""
-    from grader import validation
+    from grader.host import validation
     from grader.reports.model import CheckResult, Report, Status
-    from grader.validation import ExerciseValidation, Verdict
+    from grader.host.validation import ExerciseValidation, Verdict
 
     check = CheckResult(id="t.py::t", name="Rows [0, 1] are [bold]zero[/bold]", status=Status.FAILED, score=0,
                         max_score=1, visibility="hidden", message="x")
@@ -125,7 +125,7 @@ def test_one_pool_serves_several_exercises_and_each_result_comes_back_in_order(t
 
 def test_the_runtime_reaches_every_grading_and_each_report_records_it(monkeypatch):
     """Every file of the corpus is graded under the one runtime asked for (grade() stands in: no Docker)."""
-    from grader import validation
+    from grader.host import validation
     from grader.reports.model import Environment, Report
 
     seen = []
@@ -141,8 +141,8 @@ def test_the_runtime_reaches_every_grading_and_each_report_records_it(monkeypatc
 
 
 def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
-    from grader import validation
-    from grader.sandbox import engine
+    from grader.host import validation
+    from grader.backends import engine
 
     class Client:  # an engine that knows runc alone
         def info(self):
@@ -158,9 +158,9 @@ def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
 
 def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
     """Resolved once, from $GRADER_RUNTIME when --runtime is absent; the local sandbox has none."""
-    from grader import validation
+    from grader.host import validation
     from grader.cli import leftovers
-    from grader.sandbox import engine
+    from grader.backends import engine
 
     class Client:
         def info(self):

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import validation
+from grader.host import validation
 from grader.cli import main
 from grader.exercise import load_exercise
 from grader.reports.model import CheckResult, Environment, Report, Status, Visibility
-from grader.sandbox import gpu_probe
-from grader.sandbox.flavor import Flavor
-from grader.validation import flavor_of_validation, validate_exercises
+from grader.backends import gpu_probe
+from grader.wire.grant import Flavor
+from grader.host.validation import flavor_of_validation, validate_exercises
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"

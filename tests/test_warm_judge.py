@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from grader.judge import warm
+from grader.host import warm
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ import torch
 
 import serving
 import shared
-from grader import protocol
 from grader.sandbox import probekit
 
 #: The module the served model's class lives in: only in the process that exports.
@@ -164,7 +163,7 @@ def _plain(outputs):
     """The fresh process's outputs as the protocol carries them: an Opaque where a non-tensor came back."""
     if not isinstance(outputs, list):
         return outputs
-    return [o if type(o) is torch.Tensor or "raised" in o else protocol.Opaque(*o["opaque"])
+    return [o if type(o) is torch.Tensor or "raised" in o else probekit.Opaque(*o["opaque"])
             for o in outputs]
 
 
@@ -213,7 +212,7 @@ def _serve(kind: str, seed: int, example: torch.Tensor, inputs: list, name: str,
                 if key in loaded:
                     loaded[key] = _plain(loaded[key])
             if "load_returned" in loaded:
-                loaded["load_returned"] = protocol.Opaque(*loaded["load_returned"])
+                loaded["load_returned"] = probekit.Opaque(*loaded["load_returned"])
             report.update(loaded)
         return report
     finally:

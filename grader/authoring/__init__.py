@@ -22,7 +22,7 @@ concern:
 - ``interview``: ``interview.toml``'s questions, spoken and tied to checks and mutants that exist.
 
 What needs a grading (reference and variants full marks, the stub zero, every mutant
-caught) is ``grader validate``'s own job (``grader.validation``), not this package's.
+caught) is ``grader validate``'s own job (``grader.host.validation``), not this package's.
 """
 
 from grader.authoring.findings import Concern, Finding, Rule, Severity

@@ -31,7 +31,7 @@ from grader.authoring.folder import Folder
 TABLE_NAME = "contract.toml"
 NOT_CHECKED = "not checked: "
 FORBIDDEN = "forbidden:"
-#: The holder of the prompt's language-subset paragraph: the judge's subset check (grader.judge.audit).
+#: The holder of the prompt's language-subset paragraph: the judge's subset check (grader.subset.audit).
 SUBSET = "subset"
 #: Sections of a prompt that show or explain, and state no rule of their own.
 NO_RULES = re.compile(r"(Example|Trying it)")

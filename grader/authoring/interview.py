@@ -18,8 +18,9 @@ from grader.authoring.findings import Finding, Rule, Severity
 from grader.authoring.folder import Folder
 from grader.corpus import MUTANT_FOLDERS
 from grader.errors import ExerciseError
-from grader.judge.interview import GUIDE_FILE, Guide, guide_path, load_guide
-from grader.mistakes import load_record, stale_files
+from grader.hindsight.interview import GUIDE_FILE, Guide, guide_path, load_guide
+from grader.hindsight.records import load_record
+from grader.hindsight.recording import stale_files
 
 QUESTIONS = (5, 8)
 MIN_DEEPER = 3

@@ -1,7 +1,7 @@
 """The mistake record (``mistakes.json``) is measured on today's files: checks, probes, reference and mutants.
 
 A grading names the mistake it looks like only from a record measured on the checks as
-they are (``grader.mistakes``); a record written before the last change to a check, the
+they are (``grader.hindsight.records``); a record written before the last change to a check, the
 reference or a mutant names nothing, or the wrong thing. These rules say what changed
 since it was written and the command that writes it again.
 
@@ -21,8 +21,9 @@ from grader.authoring.findings import Finding, Rule
 from grader.authoring.folder import Folder
 from grader.errors import ExerciseError
 from grader.exercise import GpuPolicy
-from grader.mistakes import RECORD_NAME, load_record, record_command, record_path, stale_files
-from grader.sandbox.flavor import Flavor
+from grader.hindsight.records import RECORD_NAME, load_record, record_path
+from grader.hindsight.recording import record_command, stale_files
+from grader.wire.grant import Flavor
 
 
 def _flavor(folder: Folder) -> Flavor:

@@ -1,6 +1,6 @@
 """The judge's source audit on the author's own files: no false alarm on an honest one, each forbidden mutant caught.
 
-The judge decides from a file's source what it may run (``grader.judge.audit``): the
+The judge decides from a file's source what it may run (``grader.subset.audit``): the
 exercise's language subset, and its forbidden APIs. The same audit, on the files an author
 writes, must say what the author means:
 
@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from grader.authoring.findings import Finding, Rule
 from grader.authoring.folder import Folder
 from grader.exercise import SubsetConfig
-from grader.judge.audit import SourceAudit, audit_exercise_file, audit_source
+from grader.subset.audit import SourceAudit, audit_exercise_file, audit_source
 from grader.mutant_patch import MutantPatchError
 
 #: A public example declares what its harness uses beyond the subset on a line of its own.

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from grader.reports.model import Report, Status
-from grader.reports.render import fmt_points
+from grader.reports.headline import fmt_points
 
 #: Histogram canvas, in SVG user units (the SVG scales to its container).
 WIDTH, HEIGHT = 360, 200

@@ -38,7 +38,7 @@ class Job:
 def grade_job(job: Job) -> Report:
     """Grade ``job`` in this process (a batch thread, or a Ray worker)."""
     from grader.errors import GraderError
-    from grader.grading import grade
+    from grader.host.grading import grade
 
     try:
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from grader.batch.model import RowStatus
 from grader.batch.names import name_problem
-from grader.grading import MAX_SUBMISSION_BYTES
+from grader.host.grading import MAX_SUBMISSION_BYTES
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 

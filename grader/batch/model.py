@@ -13,7 +13,7 @@ from enum import Enum
 from urllib.parse import quote
 
 from grader.batch.outdir import CANDIDATES
-from grader.batch.published import PublishedMatch
+from grader.batch.similarity import PublishedMatch
 from grader.reports.derived import report_flags
 from grader.reports.model import Report
 

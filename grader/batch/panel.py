@@ -29,7 +29,7 @@ from grader.batch.model import Row, RowStatus
 from grader.batch.summary import summarize
 from grader.reports import templating
 from grader.reports.headline import not_counted_lines
-from grader.reports.render import fmt_points
+from grader.reports.headline import fmt_points
 
 #: How excluded rows are counted under a chart ("2 missing").
 EXCLUDED = {RowStatus.NOT_GRADED: "not graded (rerun)", RowStatus.EMPTY: "empty (scored 0)",

@@ -22,13 +22,11 @@ Each folder holds ``<exercise>/<submission file>`` (the reference), ``variants/*
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # similarity imports this module
-    from grader.batch.similarity import Submission
+if TYPE_CHECKING:
     from grader.exercise import Exercise
 
 
@@ -43,27 +41,6 @@ class Published:
     def phrase(self) -> str:
         """"the published solutions/x/x.py" or "the panel's private solutions/x/x.py": where the answer was."""
         return f"the {'published' if self.public else 'private'} {self.label}"
-
-
-@dataclass(frozen=True)
-class PublishedMatch:
-    """A submission whose code is nearly that of a published file of its exercise (its best such match)."""
-
-    submission: Submission
-    file: Published
-    similarity: float  # 0..1, rounded to 3 decimals
-
-    @property
-    def anchor(self) -> str:
-        """Its ``id`` on similarity.html: from the row, not its place in a list, so any page can link to it
-        (and a hash, since a candidate's name is no fit for a URL fragment)."""
-        row = f"{self.submission.candidate}\0{self.submission.exercise}".encode("utf-8", "surrogateescape")
-        return "published-" + hashlib.sha256(row).hexdigest()[:12]
-
-    @property
-    def line(self) -> str:
-        """"matches the published solutions/attention/attention.py, 0.97": the flag's words."""
-        return f"matches {self.file.phrase}, {self.similarity:.2f}"
 
 
 def solution_folders(exercise_root: Path | None, given: list[Path] | None = None) -> list[tuple[Path, bool]]:

@@ -21,11 +21,11 @@ from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.store import SEAL_WORDS, Key, Store, Stored
 from grader.evidence.signing import Seal
 from grader.exercise import Exercise
-from grader.grading import is_untouched_stub
+from grader.host.grading import is_untouched_stub
 from grader.reports.model import Report
-from grader.sandbox.gpu import gpu_request
-from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
-from grader.sandbox.oci_runtime import resolve_runtime
+from grader.backends.gpu import gpu_request
+from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.backends.oci_runtime import resolve_runtime
 
 #: Extra tries, in one run, for a grading the infrastructure failed.
 DEFAULT_RETRIES = 2

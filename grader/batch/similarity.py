@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from grader.batch.published import Published, PublishedMatch
+from grader.batch.published import Published
 
 ID, LIT = "ID", "LIT"
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -201,6 +201,27 @@ class Submission:
     exercise: str
     source: str
     score: float | None
+
+
+@dataclass(frozen=True)
+class PublishedMatch:
+    """A submission whose code is nearly that of a published file of its exercise (its best such match)."""
+
+    submission: Submission
+    file: Published
+    similarity: float  # 0..1, rounded to 3 decimals
+
+    @property
+    def anchor(self) -> str:
+        """Its ``id`` on similarity.html: from the row, not its place in a list, so any page can link to it
+        (and a hash, since a candidate's name is no fit for a URL fragment)."""
+        row = f"{self.submission.candidate}\0{self.submission.exercise}".encode("utf-8", "surrogateescape")
+        return "published-" + hashlib.sha256(row).hexdigest()[:12]
+
+    @property
+    def line(self) -> str:
+        """"matches the published solutions/attention/attention.py, 0.97": the flag's words."""
+        return f"matches {self.file.phrase}, {self.similarity:.2f}"
 
 
 @dataclass(frozen=True)

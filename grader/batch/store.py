@@ -30,6 +30,7 @@ from pathlib import Path
 from grader.evidence.signing import ALGORITHM, Seal, seal_of, signing_key_for
 from grader.evidence.signing import Key as SigningKey
 from grader.reports.model import Report
+from grader.reports.derived import report_from_json
 
 FILENAME = "grader.sqlite"
 #: The columns a row's signature covers, in order (all of them but the signature itself).
@@ -133,7 +134,7 @@ class Store:
         report, problem = None, "" if seal is Seal.SIGNED else SEAL_WORDS[seal]
         if text:
             try:
-                report = Report.from_json(text)
+                report = report_from_json(text)
             except ValueError as e:  # pydantic's ValidationError, or a headline that disagrees with its checks
                 report, problem = None, problem or f"holds a report the grader did not write: {e}"
         return Stored(key, status, attempts, reason, report, seal, problem)

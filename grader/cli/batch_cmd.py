@@ -10,7 +10,7 @@ import click
 
 from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
 from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option
-from grader.sandbox.oci_runtime import resolve_runtime
+from grader.backends.oci_runtime import resolve_runtime
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import in_markup
 
@@ -104,23 +104,24 @@ def _exercises(catalog) -> dict:
 def _require_engine(runtime: str) -> None:
     """Fail before grading anything when Docker is down, the image is missing or the engine does not
     know ``runtime``: a batch of 'not graded' rows helps no one."""
-    from grader.sandbox import engine, image
-    from grader.sandbox.oci_runtime import require_runtime
+    from grader.backends import engine
+    from grader.build import naming
+    from grader.backends.oci_runtime import require_runtime
 
     client = engine.connect(timeout=10)
-    if image.find_runtime_image(client) is None:
-        raise InfraError(f"The sandbox image {image.runtime_image_name()} is not built.",
+    if naming.find_runtime_image(client) is None:
+        raise InfraError(f"The sandbox image {naming.runtime_image_name()} is not built.",
                          hint="Run `grader sandbox build` (or `bash sandbox/bootstrap.sh`), then rerun the batch.")
     require_runtime(client, runtime)
 
 
 def _interrupted(runner, store, console) -> None:
-    from grader.judge import warm
+    from grader.host import warm
 
     runner.close(cancel=True)
     killed = warm.kill_all()
     try:
-        from grader.sandbox import docker_backend, engine
+        from grader.backends import docker_backend, engine
 
         docker_backend.reap(engine.connect(timeout=10))
     except Exception:

@@ -26,7 +26,7 @@ def hand_in_cmd(candidate, out, force):
     from grader.errors import UsageError
     from grader.practice.handin import hand_in
     from grader.practice.workspace import MARKER, find_workspace
-    from grader.reports.render import fmt_points
+    from grader.reports.headline import fmt_points
 
     ws = find_workspace(Path.cwd())
     if ws is None:

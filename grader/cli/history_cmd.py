@@ -19,14 +19,14 @@ if TYPE_CHECKING:  # imported where used, so `grader --help` stays quick
 
 
 def score_text(a: Attempt) -> str:
-    from grader.reports.render import fmt_points
+    from grader.reports.headline import fmt_points
 
     return f"{fmt_points(a.score)}/{fmt_points(a.max_score)}"
 
 
 def time_text(a: Attempt) -> str:
     """Elapsed time of a timed attempt and, on a line of its own, "LATE" in words; empty for an untimed one."""
-    from grader.reports.render import fmt_duration
+    from grader.reports.headline import fmt_duration
 
     if a.elapsed_s is None:
         return ""

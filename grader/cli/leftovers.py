@@ -12,7 +12,7 @@ from __future__ import annotations
 def reap_leftovers(console) -> int:
     """Remove grader containers whose owning process on this host is gone; print one line when any were."""
     from grader.errors import InfraError
-    from grader.sandbox import docker_backend, engine
+    from grader.backends import docker_backend, engine
 
     if not engine.engine_available():
         return 0  # the command itself reports a missing engine, in its own words

@@ -60,7 +60,7 @@ def list_cmd(exercise_root):
 
 def _cells(info, attempt) -> tuple[str, ...]:
     """One exercise's fields, in column order; a missing best score is a dash, unknown points a "?"."""
-    from grader.reports.render import fmt_points
+    from grader.reports.headline import fmt_points
 
     points = fmt_points(info.checks.points) if info.checks.known else "?"
     score = f"{fmt_points(attempt.score)}/{fmt_points(attempt.max_score)}" if attempt else "—"

@@ -15,11 +15,11 @@ from rich.console import Console
 
 from grader.corpus import CorpusFile, corpus
 from grader.exercise import Exercise
-from grader.mistakes import (RECORD_NAME, RecordRefused, build_record, drift, load_record, merge_record,
-                             mutant_signature, write_record)
-from grader.sandbox.flavor import Flavor
+from grader.hindsight.records import RECORD_NAME, load_record
+from grader.hindsight.recording import RecordRefused, build_record, drift, merge_record, mutant_signature, write_record
+from grader.wire.grant import Flavor
 from grader.untrusted import in_markup
-from grader.validation import ExerciseValidation
+from grader.host.validation import ExerciseValidation
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,
@@ -29,7 +29,7 @@ def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, so
     reference = items[0].path
     if record:
         try:
-            fresh = build_record(ex, result, reference, flavor)
+            fresh = build_record(ex, result.verdicts, result.problems, reference, flavor)
         except RecordRefused as e:
             console.print(f"[yellow]{name}: {RECORD_NAME} not written: {in_markup(e)}[/]", soft_wrap=True)
             return

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from grader.sandbox.oci_runtime import RUNTIMES
+from grader.backends.oci_runtime import RUNTIMES
 
 
 def gpus_option(what: str = "the sandbox"):

@@ -23,7 +23,7 @@ import click
 
 from grader.cli.options import exercise_root_option, renamed
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
-from grader.sandbox.oci_runtime import RUNTIMES
+from grader.backends.oci_runtime import RUNTIMES
 from grader.untrusted import shown
 
 
@@ -107,7 +107,7 @@ def _bundle_lines(report_path: Path) -> list[str]:
 
 
 def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
-    from grader.evidence.regrade_batch import Outcome, regrade_batch
+    from grader.batch.regrade import Outcome, regrade_batch
 
     result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
                            runtime=runtime, jobs=jobs)

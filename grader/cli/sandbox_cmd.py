@@ -1,4 +1,4 @@
-"""``grader sandbox ...``: the runtime image (a thin layer over grader.sandbox.image)."""
+"""``grader sandbox ...``: the runtime image (a thin layer over grader.build.image)."""
 
 from __future__ import annotations
 
@@ -39,20 +39,21 @@ def sandbox() -> None:
 def build(base: str, force: bool, cuda: bool) -> None:
     """Build the runtime image grader-runtime:<hash> (or, with --cuda, grader-runtime-cuda:<hash>), if it is not
     up to date."""
-    from grader.sandbox import engine, image
-    from grader.sandbox.flavor import Flavor
+    from grader.backends import engine
+    from grader.build import image, naming
+    from grader.wire.grant import Flavor
 
     flavor = Flavor.CUDA if cuda else Flavor.CPU
     try:
         t0 = time.monotonic()
         client = engine.connect()
-        name = image.runtime_image_name(flavor=flavor)
-        if not force and image.find_runtime_image(client, flavor=flavor) is not None:
+        name = naming.runtime_image_name(flavor=flavor)
+        if not force and naming.find_runtime_image(client, flavor=flavor) is not None:
             # build_runtime_image says so itself (name and id); nothing else to print.
             image.build_runtime_image(client, base=base, log=click.echo, flavor=flavor)
             return
         img = image.build_runtime_image(client, base=base, force=force, log=click.echo, flavor=flavor)
-        info = image.image_info(img)
+        info = naming.image_info(img)
         click.echo(f"built {name}: id {info['id']} in {time.monotonic() - t0:.0f} s")
     except GraderError as e:
         _fail(e)

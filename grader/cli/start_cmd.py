@@ -39,7 +39,7 @@ def start(name, minutes, restart, stop, exercise_root):
     from rich.text import Text
 
     from grader.practice import clock
-    from grader.reports.render import fmt_duration, fmt_points
+    from grader.reports.headline import fmt_duration, fmt_points
 
     console = Console(highlight=False)
     if stop and restart:

@@ -60,7 +60,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     from grader.catalogs import grading_catalog
     from grader.cli.submit_progress import check_progress
     from grader.exercise import resolve_submission
-    from grader.grading import answered_alone, grade, read_submission
+    from grader.host.grading import answered_alone, grade, read_submission
     from grader.practice import clock
     from grader.practice.target import resolve_target, untouched_stub_note
     from grader.reports.render import check_report_paths, write_reports
@@ -114,8 +114,8 @@ def _sandbox(kind: str, ex, gpus, err):
     """The sandbox for a real grading, chosen once so its note comes before the progress line."""
     from rich.text import Text
 
-    from grader.sandbox.choice import choose_sandbox
-    from grader.sandbox.gpu import gpu_request
+    from grader.backends.choice import choose_sandbox
+    from grader.backends.gpu import gpu_request
 
     request, _ = gpu_request(ex.config.exercise.gpu, gpus)  # a required exercise without --gpus: exit 2
     choice = choose_sandbox(kind, gpu=request)  # GPUs with auto: Docker's CUDA image, or not graded (exit 3)

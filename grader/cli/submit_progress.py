@@ -1,6 +1,6 @@
 """``grader submit``'s progress line: which check is running and how many are left, on a terminal only.
 
-:class:`CheckProgress` is the state, fed with the judge's events (``grader.judge.live``)
+:class:`CheckProgress` is the state, fed with the judge's events (``grader.host.live``)
 and asked for its line; it knows nothing of terminals, so it is tested by feeding
 events. :func:`check_progress` shows that line on stderr while the grading runs,
 only when stderr is a terminal, and takes it away before the scorecard is printed:
@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.text import Text
 
-from grader.judge.live import Collected, Finished, JudgeEvent, Started
+from grader.wire.events import CheckFinished, Collected, JudgeEvent, Started
 from grader.reports.model import Status, Visibility
 from grader.reports.redact import candidate_names
 from grader.reports.headline import StatusCount
-from grader.reports.render import SYMBOLS
+from grader.reports.views import SYMBOLS
 from grader.untrusted import shown
 
 STARTING = "starting the judge and the sandbox…"
@@ -44,7 +44,7 @@ class CheckProgress:
             self.hidden = {c.id for c in event.checks if c.visibility is Visibility.HIDDEN}
         elif isinstance(event, Started):
             self.running = event.id
-        elif isinstance(event, Finished):
+        elif isinstance(event, CheckFinished):
             self.finished[event.status] += 1
             if self.running == event.id:
                 self.running = None

@@ -64,7 +64,7 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
     from rich.table import Table
 
     from grader.cli.where import authoring
-    from grader.validation import validate_exercises
+    from grader.host.validation import validate_exercises
 
     if not mutation and (max_mutants or min_score is not None or json_path):
         raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
@@ -97,8 +97,8 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
                               "GPU (--sandbox local uses this machine's own torch).")
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
-        from grader.sandbox import engine
-        from grader.sandbox.oci_runtime import require_runtime, resolve_runtime
+        from grader.backends import engine
+        from grader.backends.oci_runtime import require_runtime, resolve_runtime
 
         runtime = resolve_runtime(runtime)  # once, and checked before any grading
         require_runtime(engine.connect(timeout=10), runtime)

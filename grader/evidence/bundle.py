@@ -47,7 +47,7 @@ def write_bundle(report: Report, submission: Path, dest: Path) -> Path:
     name = report.environment.submission_name or Path(submission).name
     if Path(name).name != name or name in ("", ".", "..") or "\n" in name or "\\" in name:
         raise UsageError(f"Cannot bundle a submission named {name!r}.")
-    from grader.grading import read_submission  # imported already by whoever graded the report
+    from grader.host.grading import read_submission  # imported already by whoever graded the report
 
     data = read_submission(Path(submission))
     recorded, actual = report.environment.submission_sha256, hashlib.sha256(data).hexdigest()

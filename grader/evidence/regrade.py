@@ -26,14 +26,14 @@ from pydantic import ValidationError
 
 from grader.errors import EXIT_MISMATCH, UsageError, describe_invalid
 from grader.exercise import load_catalog_exercise
-from grader.grading import grade, read_submission
+from grader.host.grading import grade, read_submission
 from grader.reports.compare import decision_differences
-from grader.reports.derived import EditedReport
+from grader.reports.derived import EditedReport, report_from_json
 from grader.reports.model import Report
-from grader.sandbox.flavor import SPECS
-from grader.sandbox.image import TAG_LENGTH
-from grader.sandbox.oci_runtime import DEFAULT as DEFAULT_RUNTIME
-from grader.sandbox.oci_runtime import RUNTIMES, resolve_runtime
+from grader.build.naming import SPECS
+from grader.build.naming import TAG_LENGTH
+from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.backends.oci_runtime import RUNTIMES, resolve_runtime
 
 
 class SubmissionChanged(UsageError):
@@ -63,7 +63,7 @@ def read_report(path: Path) -> Report:
     except OSError as e:
         raise UsageError(f"Cannot read report {str(path)!r}: {e.strerror}.") from None
     try:
-        return Report.from_json(text)
+        return report_from_json(text)
     except ValidationError as e:
         raise UsageError(describe_invalid(f"{path} is not a grading report:", e, show_input=False, limit=10),
                          hint="Pass the JSON a panel-audience `grader submit --json` wrote.") from None

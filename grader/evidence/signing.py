@@ -7,7 +7,7 @@ with a key the panel keeps does: without the key no one can make a signature tha
 verifies under it. It proves "made by someone holding this key", nothing more;
 whoever holds the key can sign anything (README, "Evidence a panel can stand behind").
 
-The key lives in the user's grader data folder (``grader.practice.datadir``), or
+The key lives in the user's grader data folder (``grader.datadir``), or
 in the file ``$GRADER_KEY_FILE`` names, never inside a bundle or a batch folder: 32
 random bytes, hex on one line, made on first use with mode 0600. Its id (a hash of
 the key, safe to show) is written beside each signature, so a bundle signed with
@@ -79,7 +79,7 @@ def key_path() -> Path:
     given = os.environ.get(ENV_VAR)
     if given:
         return Path(given).expanduser()
-    from grader.practice.datadir import data_dir
+    from grader.datadir import data_dir
 
     return data_dir() / FILENAME
 

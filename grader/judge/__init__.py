@@ -20,7 +20,7 @@ and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides
 also lets checks import the ``_<exercise>_helpers.py`` beside them by name.
 Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
 
-Exports load lazily: the grading parent process imports ``grader.judge.runner``
+Exports load lazily: the grading parent process imports ``grader.host.runner``
 and must not pay for importing torch, which only the checks need.
 """
 
@@ -53,7 +53,7 @@ _EXPORTS = {
     "Tolerances": "grader.judge.tolerance",
     "expect_equal": "grader.judge.trees",
     "first_difference": "grader.judge.trees",
-    "Opaque": "grader.protocol",
+    "Opaque": "grader.wire.protocol",
     "weights_only_refusal": "grader.judge.weights_only",
 }
 

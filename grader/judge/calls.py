@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.sandbox.client import CallResult, Failure
-from grader.sandbox.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
+from grader.backends.call_result import CallResult, Failure
+from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 
 class CandidateError(Exception):
@@ -95,7 +95,7 @@ class CheckRecord:
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
     #: A call ended in the subset guard's refusal (``grader.sandbox.restricted``): read from the error's type,
-    #: never from its text, and told in the judge's own words (``grader.judge.decision``).
+    #: never from its text, and told in the judge's own words (``grader.host.decision``).
     guard_refused: bool = False
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.

@@ -8,7 +8,7 @@
   a crash, a protocol violation, a result over its cap): **error**; a timeout: **timeout**;
 - anything else the check's own code raised (a ``KeyError`` on a mistyped probe key, a ``TypeError``
   in a helper, a broken fixture): **check_error**, the grader's bug and never the candidate's failure
-  (``grader.grading`` makes such a grading "not graded"; ``grader validate`` fails the exercise).
+  (``grader.host.grading`` makes such a grading "not graded"; ``grader validate`` fails the exercise).
 
 Hypothesis reports several distinct failures as one exception group: one leaf that is the check's
 own bug makes the whole check a check error, whatever else was found beside it.
@@ -21,7 +21,7 @@ import pytest
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
-from grader.sandbox.client import SandboxStartError
+from grader.backends.client import SandboxStartError
 from grader.untrusted import without_ansi
 
 

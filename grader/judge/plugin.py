@@ -3,15 +3,8 @@
 Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
 the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
 chosen for grading, and one outcome per collected check, written as JSON lines
-to ``--grader-events`` (so a judge killed half-way still leaves what it found):
-
-    {"event": "collected", "checks": [CheckSpec, ...]} before any candidate code runs
-    {"event": "started", "id": ...}                  a check begins (progress only; never scored)
-    {"event": "result", ...CheckResult fields}       one per check
-    {"event": "load_error", ...LoadError fields}     the file raised while importing (once, the first time)
-    {"event": "sandbox", ...SandboxSummary fields}   the sandbox used, and what it reported about itself
-    {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
-    {"event": "finished"}
+to ``--grader-events`` (so a judge killed half-way still leaves what it found): the typed events of
+``grader.wire.events``, which says what each line holds.
 
 An author can run the checks against any file the same way:
 ``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
@@ -28,21 +21,28 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from pydantic import ValidationError
 
 from grader.errors import GraderError
 from grader.exercise import Exercise, GpuPolicy, load_exercise
 from grader.judge import shrinking
 from grader.judge.calls import GUARD_ERROR, CandidateError, CheckSandbox, SandboxFailure
 from grader.judge.outcomes import classify, root
-from grader.judge.spec import CheckSpec
-from grader.reports.model import CheckResult, LoadError, Status, Visibility, cap_text
+from grader.judge.specs import check_spec, visible_first
+from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
+                                 Started, event_line)
+from grader.wire.spec import CheckSpec
+from grader.reports.model import CheckResult, LoadError, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
-from grader.sandbox.client import SandboxStartError
-from grader.sandbox.selfreport import SandboxSummary
+from grader.backends.client import SandboxStartError
+from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
+
+if TYPE_CHECKING:
+    from grader.backends.factory import SandboxInfo
+    from grader.wire.grant import GpuRequest
 
 MARKERS = [
     "points(n): points this check is worth (default 1)",
@@ -88,7 +88,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
         events = getattr(options, "grader_events", None)
         if events:
             with open(events, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"event": "infra", "reason": reason}) + "\n")
+                f.write(event_line(Infra(reason)))
         raise pytest.UsageError(reason)
 
 
@@ -159,24 +159,25 @@ class GraderPlugin:
         settings.load_profile("grader")
         shrinking.bound_shrinking()  # a failing check costs a fixed number of calls, not up to minutes
 
-        from grader.sandbox.factory import open_sandbox
-        from grader.sandbox.gpu import parse_gpus
+        from grader.backends.factory import open_sandbox
+        from grader.wire.grant import parse_gpus
 
         gpus = config.getoption("grader_gpus")
         self.gpus_requested = bool(gpus)
         self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
         self.box = None
-        self.sandbox_info: dict = {}
+        self.sandbox_info: SandboxInfo | None = None
         if config.option.collectonly:
             return  # counting checks (`grader list`) runs no candidate code: no sandbox to open
         try:
             kind = config.getoption("grader_sandbox")
+            request = parse_gpus(gpus) if gpus else None  # --grader-gpus, read once here
             self.box, self.sandbox_info = open_sandbox(
                 kind, exercise=self.exercise, submission=submission,
                 workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
-                gpu=parse_gpus(gpus) if gpus else None, image=config.getoption("grader_image"),
+                gpu=request, image=config.getoption("grader_image"),
                 runtime=config.getoption("grader_runtime"),
-                local_gpu=_local_gpu(config, self.exercise) if gpus and kind == "local" else None)
+                local_gpu=_local_gpu(config, self.exercise, request) if request and kind == "local" else None)
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
@@ -185,15 +186,15 @@ class GraderPlugin:
 
     # ------------------------------------------------------------ events
 
-    def _emit(self, event: dict) -> None:
+    def _emit(self, event: JudgeEvent) -> None:
         if self.events_path:
             with open(self.events_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(event) + "\n")
+                f.write(event_line(event))
 
     def _infra(self, reason: str) -> None:
         if self.infra is None:
             self.infra = reason
-            self._emit({"event": "infra", "reason": reason})
+            self._emit(Infra(reason))
 
     # ------------------------------------------------------------ collection
 
@@ -208,14 +209,14 @@ class GraderPlugin:
         default = self.exercise.config.checks.default_visibility
         unseeded = config.getoption("hypothesis_seed", None) is None
         for item in items:
-            self.specs[item.nodeid] = _spec(item, default)
+            self.specs[item.nodeid] = check_spec(item, default)
             if unseeded and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
                 # An author's bare pytest run reproduces a grading: the exercise's seed, not a random one.
                 from hypothesis import seed
 
                 seed(self.exercise.config.checks.seed)(item.obj)
         # In the author's order, which the report keeps.
-        self._emit({"event": "collected", "checks": [s.model_dump(mode="json") for s in self.specs.values()]})
+        self._emit(Collected(tuple(self.specs.values())))
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return
@@ -235,7 +236,7 @@ class GraderPlugin:
 
     def pytest_runtest_logstart(self, nodeid, location):
         if nodeid in self.specs:
-            self._emit({"event": "started", "id": nodeid})
+            self._emit(Started(nodeid))
 
     def pytest_runtest_setup(self, item):
         self.current = None
@@ -245,11 +246,11 @@ class GraderPlugin:
         # A GPU asked for, or needed, is checked before the first check that could use it: never a quiet skip.
         needs = gpu or policy is GpuPolicy.REQUIRED or self.gpus_requested
         if self.box is not None and needs:
-            from grader.sandbox.gpu import gpu_skip_reason, version_from_hello as _text
+            from grader.backends.gpu import gpu_skip_reason, version_from_hello as _text
 
             try:
                 self.box.ensure_started()
-                hello = self.box.hello  # validated when it arrived (grader.sandbox.selfreport)
+                hello = self.box.hello  # validated when it arrived (grader.wire.selfreport)
                 reason = gpu_skip_reason(policy, hello.gpus, requested=self.gpus_requested,
                                          cuda_version=_text(hello.cuda_version), torch_version=_text(hello.torch))
             except (GraderError, SandboxStartError) as e:
@@ -276,7 +277,7 @@ class GraderPlugin:
         self.current = None
         result = self._outcome(spec, state, record)
         result.duration_s = round(time.perf_counter() - state.get("start", time.perf_counter()), 4)
-        self._emit({"event": "result", **result.model_dump(mode="json")})
+        self._emit(CheckFinished(result))
         if self.infra is not None:
             self.session.shouldstop = f"not graded: {self.infra}"
 
@@ -306,7 +307,7 @@ class GraderPlugin:
             if result.not_run and self.load_error is None:
                 self._note_load_error(exc, result.id)
         # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's
-        # decision (grader.judge.decision) weighs them with the source audit, for every check at once.
+        # decision (grader.host.decision) weighs them with the source audit, for every check at once.
         if result.status is Status.PASSED:
             result.score = result.max_score
         return result
@@ -319,31 +320,33 @@ class GraderPlugin:
                        f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
                        str(exc).replace(" while importing the submission", " while importing it"))
             self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
-            self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+            self._emit(LoadFailed(self.load_error))
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
-        if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.judge.decision)
+        if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
             summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
                                     traceback=candidate_traceback(tb), check=check)
-        self._emit({"event": "load_error", **self.load_error.model_dump(mode="json")})
+        self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):
         if self.box is not None:
-            summary = SandboxSummary(**self.sandbox_info, starts=getattr(self.box, "starts", 0),
+            info = self.sandbox_info
+            summary = SandboxSummary(sandbox=info.sandbox, image=info.image, image_id=info.image_id,
+                                     limits_unavailable=info.limits_unavailable, starts=getattr(self.box, "starts", 0),
                                      hello=getattr(self.box, "hello", None),
                                      deadline_warnings=getattr(self.box, "deadline_warnings", []))
-            self._emit({"event": "sandbox", **summary.model_dump(mode="json")})
+            self._emit(SandboxUsed(summary))
             self.box.close()
         self._workdir.cleanup()
-        self._emit({"event": "finished"})
+        self._emit(JudgeFinished())
 
 
-def _local_gpu(config, exercise: Exercise):
+def _local_gpu(config, exercise: Exercise, request: GpuRequest):
     """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
     bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
-    from grader.sandbox.gpu import LocalGpuSetup, parse_gpus, plan_gpus
+    from grader.backends.gpu import LocalGpuSetup, plan_gpus
 
     given = config.getoption("grader_local_gpu_env")
     if given:
@@ -351,49 +354,9 @@ def _local_gpu(config, exercise: Exercise):
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
             raise pytest.UsageError("--grader-local-gpu-env must be a JSON object of strings")
         return LocalGpuSetup(env=env)
-    from grader.sandbox.gpu_probe import local_capabilities
+    from grader.backends.gpu_probe import local_capabilities
 
-    return plan_gpus(exercise.config.exercise.gpu, parse_gpus(config.getoption("grader_gpus")),
-                     local_capabilities()).local
-
-
-def visible_first(items: list, specs: dict[str, CheckSpec]) -> list:
-    """Every visible check, then every hidden one, each group in its own order.
-
-    One sandbox serves the whole grading, and the candidate's code in it can
-    remember anything it is sent. Run in this order, a visible check (whose
-    message, output and details the candidate sees) runs where no hidden input
-    has ever been: the sandbox, started during collection, has seen only visible
-    inputs, which are public anyway. What the candidate's code records from then
-    on can only surface in hidden checks, whose details are withheld
-    (``grader.reports.redact``). A crash restarts the sandbox within its phase,
-    and a grading's sandbox is never reused, so no other order can be reached.
-    """
-    return ([i for i in items if specs[i.nodeid].visibility is Visibility.VISIBLE]
-            + [i for i in items if specs[i.nodeid].visibility is not Visibility.VISIBLE])
-
-
-def _spec(item, default_visibility: str) -> CheckSpec:
-    doc = (getattr(item, "obj", None).__doc__ or "").strip() if getattr(item, "obj", None) else ""
-    made_up = getattr(item, "originalname", None) or item.name  # the function's name, never its parameters
-    name = doc.splitlines()[0].strip() if doc else made_up.removeprefix("test_").replace("_", " ")
-    if getattr(item, "callspec", None) is not None:
-        name += f" [{item.callspec.id}]"
-    points = item.get_closest_marker("points")
-    visibility = item.get_closest_marker("visibility")
-    hint = item.get_closest_marker("hint")
-    value = points.args[0] if points else 1
-    if not isinstance(value, (int, float)) or value < 0:
-        raise pytest.UsageError(f"{item.nodeid}: points must be a number >= 0, got {value!r}")
-    kind = visibility.args[0] if visibility else default_visibility
-    if kind not in ("visible", "hidden"):
-        raise pytest.UsageError(f"{item.nodeid}: visibility must be 'visible' or 'hidden', got {kind!r}")
-    try:
-        return CheckSpec(id=item.nodeid, name=name, points=float(value), visibility=Visibility(kind),
-                         hint=hint.args[0] if hint else None, documented=bool(doc),
-                         gpu=item.get_closest_marker("gpu") is not None)
-    except ValidationError as e:  # a hint that is not text, say
-        raise pytest.UsageError(f"{item.nodeid}: the check's markers do not make a check spec: {e}") from None
+    return plan_gpus(exercise.config.exercise.gpu, request, local_capabilities()).local
 
 
 def _skip_reason(report) -> str:

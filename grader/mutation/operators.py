@@ -5,7 +5,7 @@ classes over a parso tree: ``mutation_positions(node)`` says where one applies,
 ``mutate(node, index)`` makes the change, and parso gives back the source with every
 untouched byte as it was, so a mutant's diff is the one changed token. Only those classes
 are used here, never its runner, its sessions database or its plugin loader: grading is
-``grader.grading.grade``'s.
+``grader.host.grading.grade``'s.
 
 Not all of them. cosmic-ray replaces each binary operator with every other one (``a * b``
 becomes ``a >> b``, ``a ^ b``, ...), which on tensors is a TypeError on the first call:

@@ -1,6 +1,6 @@
 """Grade an exercise's generated mutants and say which its checks kill: the mutation score.
 
-Each mutant is graded as any submission is (:func:`grader.grading.grade`, in one pool of
+Each mutant is graded as any submission is (:func:`grader.host.grading.grade`, in one pool of
 ``jobs`` gradings for all exercises, as ``grader validate`` does) and classified:
 
 - killed: it lost points on a check that failed or raised;
@@ -35,7 +35,7 @@ from typing import Iterable, Iterator
 from grader.corpus import SOLUTIONS_DIR
 from grader.errors import ExerciseError
 from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
+from grader.host.grading import grade
 from grader.mutation.equivalents import FILENAME, Equivalent, Stale, load_equivalents, stale
 from grader.mutation.generate import Dropped, Mutant, generate
 from grader.reports.model import Report, Status
@@ -100,7 +100,7 @@ def classify(report: Report) -> tuple[Outcome, list[str], str | None]:
         return Outcome.CHECK_ERROR, [c.name for c in report.check_errors], report.not_graded_reason
     if not report.graded:
         return Outcome.NOT_GRADED, [], report.not_graded_reason
-    lost = [c for c in report.checks if c.status is not Status.SKIPPED and c.score < c.max_score]
+    lost = [c for c in report.checks if c.lost_points]
     if not lost and report.score >= report.max_score:
         return Outcome.SURVIVED, [], None
     names = [c.name for c in lost]

@@ -18,7 +18,7 @@ from pathlib import Path
 from grader.errors import UsageError
 from grader.practice.store import connect
 from grader.reports.model import Timing
-from grader.reports.render import fmt_duration, fmt_points
+from grader.reports.headline import fmt_duration, fmt_points
 
 DEFAULT_MINUTES = 45.0
 UTC = _dt.timezone.utc

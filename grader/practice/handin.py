@@ -31,7 +31,7 @@ from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
 SUMMARY = "HANDIN.toml"
-#: The largest answer a hand-in packs: what ``grader batch`` grades (``grader.grading.MAX_SUBMISSION_BYTES``).
+#: The largest answer a hand-in packs: what ``grader batch`` grades (``grader.host.grading.MAX_SUBMISSION_BYTES``).
 MAX_BYTES = 1024 * 1024
 
 

@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from grader.practice.datadir import data_dir
+from grader.datadir import data_dir
 
 FILENAME = "practice.sqlite"
 SCHEMA = """

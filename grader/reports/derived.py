@@ -4,7 +4,7 @@ A report's headline (score, max score, its flags) is a function of its per-check
 results and findings. A stored copy holds the headline too, for readers that want
 one number, and anyone who can write the file can change it without touching the
 checks; a scorecard, the batch's CSV or a regrade that believed it would then show
-22/22 for a real 0/22. So every reader goes through :func:`edits` (``Report.from_json``
+22/22 for a real 0/22. So every reader goes through :func:`edits` (:func:`report_from_json`
 calls it): a report whose stored headline disagrees with what its checks say is
 refused as edited, naming the field and both values.
 
@@ -20,7 +20,7 @@ What is derived, and so checked here:
 - what the sandbox's nets saw during a check (a forbidden call, tampering): that check
   has no credit, and (in the panel's copy) the report's lists carry it, so its flag cannot
   be dropped alone;
-- tampering anywhere: no check has credit (``grader.judge.decision``).
+- tampering anywhere: no check has credit (``grader.host.decision``).
 
 What is not derived cannot be checked from the report alone (a consistent forgery of
 statuses, scores and findings together): that is what signatures
@@ -131,6 +131,12 @@ def require_consistent(report: Report) -> Report:
     if found:
         raise EditedReport(found)
     return report
+
+
+def report_from_json(text: str) -> Report:
+    """A stored report (JSON), refused (:class:`EditedReport`, a ``ValueError``) when its headline disagrees
+    with its own checks: score, max score and flags are recomputed, never believed."""
+    return require_consistent(Report.model_validate_json(text))
 
 
 def _same(a: float, b: float) -> bool:

@@ -14,8 +14,25 @@ from grader.reports.model import CheckResult, Status
 
 
 def fmt_points(value: float) -> str:
-    """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"`` (``grader.reports.render`` exports it too)."""
+    """``7.0`` -> ``"7"``, ``2.5`` -> ``"2.5"``, ``1/3`` -> ``"0.33"``."""
     return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def fmt_duration(seconds: float) -> str:
+    """``1390.4`` -> ``"23 min 10 s"``, ``3605`` -> ``"1 h 5 s"``: whole seconds, zero parts left out."""
+    total = max(0, round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n} {unit}" for n, unit in ((hours, "h"), (minutes, "min"), (secs, "s")) if n]
+    return " ".join(parts) or "0 s"
+
+
+def short_hash(value: str | None, n: int = 12) -> str:
+    """First ``n`` hex digits of a digest, without a ``sha256:`` prefix."""
+    if not value:
+        return ""
+    return value.split(":", 1)[-1][:n]
+
 
 
 #: How a count of checks in each status reads: (one, several). "11 error" is not English.

@@ -1,11 +1,11 @@
 """The grading report: the single source every scorecard format is rendered from.
 
 Plain data, like pytest's ``TestReport``: closed sets are Enums, and
-``to_json`` / ``from_json`` round-trip exactly, so a stored report can be
+``to_json`` / ``grader.reports.derived.report_from_json`` round-trip exactly, so a stored report can be
 re-rendered or re-summarised without grading again. pydantic validates a report
 read back from disk, so a hand-edited or truncated file fails with a message that
 names the bad field instead of rendering nonsense; and what follows from the checks
-(score, max score, flags) is recomputed on reading (``grader.reports.derived``).
+(score, max score, flags) is recomputed on reading.
 """
 
 from __future__ import annotations
@@ -50,6 +50,23 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
 
 
+def split_check_id(check_id: str) -> tuple[str, str | None]:
+    """``("test_m.py::test_rows", "3-True")`` for ``test_m.py::test_rows[3-True]``; ``(check_id, None)`` unparametrized.
+
+    The one reading of a check's id. The parameters start at the first ``[`` after the file
+    part: pytest puts them last, and a class or function name cannot hold a ``[``.
+    """
+    start = check_id.find("[", max(check_id.find("::"), 0))
+    if start < 0 or not check_id.endswith("]"):
+        return check_id, None
+    return check_id[:start], check_id[start + 1:-1]
+
+
+def check_function(check_id: str) -> str:
+    """``test_sdpa.py::test_rows[3-True]`` -> ``test_rows``: what mistake records and interview.toml name."""
+    return split_check_id(check_id)[0].rsplit("::", 1)[-1]
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -78,8 +95,23 @@ class CheckResult(_Model):
                                                  "skipped with the judge's reason elsewhere")
     penalty: Literal["forbidden", "tampering", "subset"] | None = Field(
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
-                                  "a subset violation seen at run time (grader.judge.decision), whatever the check's "
+                                  "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+
+    @property
+    def function(self) -> str:
+        """The check function's name (``test_rows`` for ``test_m.py::test_rows[3-True]``)."""
+        return check_function(self.id)
+
+    @property
+    def counted(self) -> bool:
+        """It counts toward the score: neither skipped nor a check error (which makes the grading not graded)."""
+        return self.status not in (Status.SKIPPED, Status.CHECK_ERROR)
+
+    @property
+    def lost_points(self) -> bool:
+        """It counted and scored below its worth: what catches a mutant, what a mistake's signature holds."""
+        return self.counted and self.score < self.max_score
 
 
 #: A check's message when the submission did not import: the cause is told once, in ``Report.load_error``.
@@ -105,7 +137,7 @@ class LoadError(_Model):
     NameError at module level, a missing module, an import that never ends); the text came from the
     untrusted worker, its frames already cut to the candidate's own.
     ``found="stub"``: the file is the exercise's stub byte for byte: nothing of the candidate's to run.
-    The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.grading``).
+    The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.host.grading``).
     """
 
     found: Literal["source", "sandbox", "stub", "subset"]
@@ -124,6 +156,9 @@ class ForbiddenHit(_Model):
     check: str | None = None
     via: str = Field(default="", description="the name the source used when it is not the API's own, "
                                              "e.g. torch._scaled_dot_product_attention_math")
+    line: int | None = Field(default=None, exclude=True,
+                             description="a static hit's line, for the judge's own words while it grades (``where`` "
+                                         "holds it for a reader of the JSON, which does not store this field)")
 
 
 class FindingKind(str, Enum):
@@ -147,7 +182,7 @@ class Finding(_Model):
 
 
 class ViolationCode(str, Enum):
-    """How a submission leaves its exercise's language subset (``grader.judge.audit``): a closed set, each
+    """How a submission leaves its exercise's language subset (``grader.subset.audit``): a closed set, each
     told on the scorecard in the judge's own words. Any violation leaves every check not run."""
 
     IMPORT = "import"  # a module outside the subset, a relative or a star import
@@ -232,7 +267,7 @@ class Timing(_Model):
 
 
 class Diagnosis(_Model):
-    """What a grading's lost checks say (``grader.judge.diagnosis``), in one of two kinds.
+    """What a grading's lost checks say (``grader.hindsight.diagnosis``), in one of two kinds.
 
     ``mistake``: a named mistake whose recorded losses (which checks, and how each was lost) match this
     grading's; shown as "looks like: <description> (matches <matched> of <failed> failed checks)", or
@@ -263,7 +298,7 @@ class Diagnosis(_Model):
 
 
 class FollowUp(_Model):
-    """A question for the interview, from the exercise's guide (``grader.judge.interview``): panel only."""
+    """A question for the interview, from the exercise's guide (``grader.hindsight.interview``): panel only."""
 
     ask: str
     answer: str = Field(description="what a strong candidate says")
@@ -307,14 +342,6 @@ class Report(_Model):
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
-    @classmethod
-    def from_json(cls, text: str) -> "Report":
-        """A stored report, refused (``grader.reports.derived.EditedReport``, a ``ValueError``) when its
-        headline disagrees with its own checks: score, max score and flags are recomputed, never believed."""
-        from grader.reports.derived import require_consistent
-
-        return require_consistent(cls.model_validate_json(text))
-
     @property
     def check_errors(self) -> list[CheckResult]:
         """Checks whose own code raised (``Status.CHECK_ERROR``): while any is here the grading is not graded."""
@@ -331,5 +358,5 @@ class Report(_Model):
 def total(checks: list[CheckResult]) -> tuple[float, float]:
     """Score and max score of ``checks``; skipped checks count toward neither (nor would a check error, which
     makes the grading not graded: see ``Report.check_errors``)."""
-    counted = [c for c in checks if c.status not in (Status.SKIPPED, Status.CHECK_ERROR)]
+    counted = [c for c in checks if c.counted]
     return sum(c.score for c in counted), sum(c.max_score for c in counted)

@@ -12,12 +12,8 @@ The JSON report stays per check.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from grader.reports.tracebacks import candidate_traceback
-
-if TYPE_CHECKING:
-    from grader.reports.render import CheckView
+from grader.reports.views import CheckView
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 This is the one place a report is redacted. ``grader submit --json`` in the
 candidate audience writes :func:`for_audience`'s copy, and every scorecard
 (terminal, HTML, Markdown) is rendered from that same copy by
-``render.scorecard_view``, so no format can show what another withholds.
+``scorecard.scorecard_view``, so no format can show what another withholds.
 
 A hidden check's inputs can hide in more than its message: in its pytest id and
 name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
@@ -27,14 +27,14 @@ from __future__ import annotations
 import hashlib
 import re
 
-from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
+from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility, split_check_id
 from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
             "output_truncated": False, "raised": None}
 
-#: How the judge words a GPU check skipped without a GPU (``grader.sandbox.gpu.gpu_skip_reason``), before its detail.
+#: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
 
 #: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.
@@ -124,18 +124,6 @@ def opaque_id(check_id: str) -> str:
     return "hidden-" + hashlib.sha256(check_id.encode()).hexdigest()[:12]
 
 
-def split_params(check_id: str) -> tuple[str, str | None]:
-    """``("test_m.py::test_rows", "3-True")`` for ``test_m.py::test_rows[3-True]``; ``(check_id, None)`` unparametrized.
-
-    The parameters start at the first ``[`` after the file part: pytest puts them
-    last, and a class or function name cannot hold a ``[``.
-    """
-    start = check_id.find("[", max(check_id.find("::"), 0))
-    if start < 0 or not check_id.endswith("]"):
-        return check_id, None
-    return check_id[:start], check_id[start + 1:-1]
-
-
 def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
     """Hidden check id -> the name a candidate sees: without its parameters, numbered per check function.
 
@@ -147,7 +135,7 @@ def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
     for c in checks:
         if c.visibility is not Visibility.HIDDEN:
             continue
-        function, params = split_params(c.id)
+        function, params = split_check_id(c.id)
         if params is None:
             names[c.id] = c.name
             continue

@@ -18,7 +18,9 @@ from rich.text import Text
 
 from grader.reports.model import Report
 from grader.reports.problems import ProblemGroup
-from grader.reports.render import Audience, CheckView, LoadErrorView, ScorecardView, scorecard_view, short_hash
+from grader.reports.headline import short_hash
+from grader.reports.scorecard import ScorecardView, scorecard_view
+from grader.reports.views import Audience, CheckView, LoadErrorView
 from grader.untrusted import shown
 
 #: Lines of a check's output and of its details shown here; the HTML report has it all.

@@ -3,7 +3,7 @@
 The worker cuts a traceback to the frames of the submission and of the exercise's
 probes, but the worker belongs to the candidate once their module is imported, so
 what it sends is untrusted text: the judge cuts it again here, by the sandbox's
-fixed layout (``grader.sandbox.staging``: the submission lives in a folder named
+fixed layout (``grader.backends.staging``: the submission lives in a folder named
 ``submission``). Probe frames (``/sandbox/probes/probes.py, line 113, in
 mha_build``) are the grader's code; the panel keeps them in the stored report.
 """

@@ -1,15 +1,16 @@
-"""The sandbox zone: where candidate code runs, and the transports that reach it.
+"""What runs INSIDE the sandbox: the candidate's territory, and the only grader code there.
 
-- ``worker``: the process inside the sandbox. It imports only the standard
-  library, torch and ``grader.protocol``, and is mounted read-only into a bare
-  runtime image, so nothing else of the grader may be imported from it.
-- ``probekit``: what exercises' probes share, staged beside the worker under the same
-  rule (the standard library, torch and the sandbox-side modules only); the judge
-  never imports it back.
-- ``client``: the judge-side ``Sandbox`` object a check talks to.
-- ``docker_backend`` / ``local_backend``: how a worker is started, always in a
-  process of its own (the judge never runs candidate code in its own process).
+Every module here is staged read-only beside the candidate's file (``grader.backends.staging``
+copies this folder's modules to ``lib/grader/sandbox/``) and imports only the standard library,
+torch, ``grader.wire.protocol`` and its neighbours here; the judge never imports anything back
+from it. Once the candidate's module is imported, all of it is theirs to read and patch, so
+nothing here decides anything: it runs, reports and sends plain data.
 
-This ``__init__`` stays empty on purpose: the worker's read-only copy ships an
-empty one too.
+- ``worker``: the process itself: answers the judge's ``call`` frames by running probes;
+- ``probekit``: what exercises' probes share (``from grader.sandbox import probekit``);
+- ``removal`` / ``absent_ops`` / ``absent_imports``: the exercise's forbidden APIs removed before the probes load;
+- ``restricted``: the subset's runtime guard the candidate's module is loaded under.
+
+How the judge opens and drives a sandbox from outside is ``grader.backends``.
+This ``__init__`` stays empty on purpose: the worker's read-only copy ships an empty one too.
 """

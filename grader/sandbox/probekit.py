@@ -13,7 +13,7 @@ What it holds:
   ``returned_instead(value)``, the answer of a probe that cannot go on because the
   candidate's function returned ``value`` (the judge reads it with
   ``grader.judge.expect_returned``); ``opaque(value)``, a value the contract did
-  not promise, put where the value goes (the judge receives a ``grader.protocol.Opaque``:
+  not promise, put where the value goes (the judge receives a ``grader.wire.protocol.Opaque``:
   its type name and a capped repr, equal to nothing); ``raised(exc)``, an exception
   the probe caught (the judge reads it with ``grader.judge.expect_raised``);
   ``tensor(value)``, a tensor cloned off its graph, or ``opaque``;
@@ -37,8 +37,13 @@ from datetime import timedelta
 
 import torch
 
-from grader import protocol
+from grader.wire import protocol
 from grader.sandbox import removal
+
+#: What the judge receives for a value that is not plain data: a type name and a capped repr, equal to nothing.
+#: A probe that rebuilds one from those two (an answer carried back from a process it started) uses this name,
+#: so that no probe imports the wire itself.
+Opaque = protocol.Opaque
 
 # ------------------------------------------------------------------ what the candidate gave
 

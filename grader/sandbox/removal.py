@@ -36,13 +36,13 @@ the worker's main module as ``__mp_main__`` first, which installs the same plan
 from :data:`PLAN_ENV` (see ``grader.sandbox.worker``). A process started any other
 way (``subprocess``) is the judge's subset to refuse.
 
-The dispatcher half lives in ``grader.sandbox.absent_ops``. Standard library, torch and that
-module only: it runs from the staged copy in the sandbox.
+The dispatcher half lives in ``grader.sandbox.absent_ops``, the imports' in
+``grader.sandbox.absent_imports``. Standard library, torch and those modules only: it runs
+from the staged copy in the sandbox.
 """
 
 from __future__ import annotations
 
-import builtins
 import functools
 import importlib
 import json
@@ -54,7 +54,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from grader.sandbox import absent_ops
+from grader.sandbox import absent_imports, absent_ops
 
 #: The plan, as JSON, for processes the worker's ``multiprocessing`` starts (spawn, forkserver).
 PLAN_ENV = "GRADER_FORBIDDEN_PLAN"
@@ -126,7 +126,8 @@ def install(apis: list[str], kernels: dict[str, list[str]] | None = None, *,
                 _remove_object(found, raisers[i], stale)
         _rebind(stale)
         if refused:
-            _refuse_imports(refused, plan["candidate_dirs"], apis, record)
+            errors = {package: _raiser(i, apis[i], record, ForbiddenImportError) for package, i in refused.items()}
+            absent_imports.refuse(errors, plan["candidate_dirs"], torch_packages={p for p in errors if _is_torch(p)})
     removal.operators = len(removed_ops)
     os.environ[PLAN_ENV] = json.dumps(plan)
     _INSTALLED = removal
@@ -357,51 +358,3 @@ def _rebind(stale: dict[int, tuple[object, Callable]]) -> None:
             original, raiser = stale[id(value)]
             if original is value:
                 namespace[attr] = raiser
-
-
-# ------------------------------------------------------------------ imports
-
-
-def _refuse_imports(refused: dict[str, int], candidate_dirs: list[str], apis: list[str], record) -> None:
-    """The candidate's ``import`` of a forbidden package fails; no new module of a torch one loads at all.
-
-    An import is the candidate's when the importing module's file lies in one of
-    ``candidate_dirs``. Torch's own and the probes' imports of ``threading`` still work.
-    """
-    errors = {package: _raiser(i, apis[i], record, ForbiddenImportError) for package, i in refused.items()}
-
-    def refusal(name: str):
-        for package, raise_it in errors.items():
-            if name == package or name.startswith(package + "."):
-                return raise_it
-        return None
-
-    original = builtins.__import__
-    prefixes = tuple(os.path.join(d, "") for d in candidate_dirs)
-
-    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-        importer = globals.get("__file__") if isinstance(globals, dict) else None
-        if prefixes and level == 0 and isinstance(importer, str) and os.path.realpath(importer).startswith(prefixes):
-            for full in (name, *(f"{name}.{item}" for item in (fromlist or ()) if isinstance(item, str))):
-                raise_it = refusal(full)
-                if raise_it is not None:
-                    raise_it()
-        return original(name, globals, locals, fromlist, level)
-
-    builtins.__import__ = __import__
-    torch_packages = {p: e for p, e in errors.items() if _is_torch(p)}
-    if torch_packages:
-        sys.meta_path.insert(0, _AbsentPackages(torch_packages))
-
-
-class _AbsentPackages:
-    """A meta path finder: a module of a forbidden torch package that is not loaded yet cannot be."""
-
-    def __init__(self, errors: dict[str, Callable]):
-        self._errors = errors
-
-    def find_spec(self, name, path=None, target=None):
-        for package, raise_it in self._errors.items():
-            if name == package or name.startswith(package + "."):
-                raise_it()
-        return None

@@ -1,6 +1,6 @@
 """The subset's runtime guard: the candidate's module runs with builtins the judge chose. INSIDE the sandbox.
 
-The judge decides what a submission may do from its source (``grader.judge.audit``),
+The judge decides what a submission may do from its source (``grader.subset.audit``),
 before it runs. One thing the source cannot show is a name computed at run time:
 ``getattr(module, part, None)`` walking a dotted path, ``setattr(self, name, layer)``.
 Those stay legal, and this guard makes the name safe, as RestrictedPython's guarded
@@ -17,10 +17,10 @@ builtins do: the candidate's module gets its own ``__builtins__`` mapping, in wh
 
 A refusal raises :class:`SubsetGuardRefused`; the judge reads the exception's type from
 the worker's error record and turns it into a violation in its own words
-(``grader.judge.decision``), never quoting what the sandbox said.
+(``grader.host.decision``), never quoting what the sandbox said.
 
 Every process imports the candidate's module through this file: the staged
-``subset/<module>.py`` (written by the judge, ``grader.sandbox.staging``) stands first
+``subset/<module>.py`` (written by the judge, ``grader.backends.staging``) stands first
 on ``sys.path`` and calls :func:`load`, so a probe's ``import attention``, a spawned
 DDP rank and a DataLoader worker all get the guarded module. Like the worker, this
 file imports the standard library only, and decides nothing: everything in the

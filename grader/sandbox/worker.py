@@ -9,7 +9,7 @@ exercise's forbidden APIs are removed from the process (``grader.sandbox.removal
 what was called of them goes back with each result as indices into the ``--forbid``
 list, which the judge names in its own words.
 
-It imports the standard library, torch, ``grader.protocol`` and the files staged
+It imports the standard library, torch, ``grader.wire.protocol`` and the files staged
 beside it only, because it runs from a read-only copy in a bare runtime image. Start it as
 ``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
 [--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
@@ -31,7 +31,7 @@ import threading
 import time
 import traceback
 
-from grader import protocol
+from grader.wire import protocol
 from grader.sandbox import removal
 
 OUTPUT_CAP = 8000  # characters of candidate output sent back per call
@@ -92,7 +92,7 @@ def apply_rlimits(specs: list[str]) -> dict:
     for spec in specs:
         name, _, value = spec.partition("=")
         which = getattr(resource, name, None) if resource is not None and name.startswith("RLIMIT_") else None
-        if which is None:  # the reason is a word the judge words (grader.sandbox.selfreport.LIMIT_REFUSALS)
+        if which is None:  # the reason is a word the judge words (grader.wire.selfreport.LIMIT_REFUSALS)
             failed[name] = "unsupported" if resource is None else "unknown"
             continue
         try:
@@ -199,7 +199,7 @@ def warm_up() -> None:
     """What a spare pays before it is taken into service, so it is not charged to a call.
 
     A spare replaces a lost worker, and the calls after a timeout run under the shortened
-    deadline (``grader.sandbox.deadlines``): torch's optimizers import ``torch._dynamo`` on
+    deadline (``grader.backends.deadlines``): torch's optimizers import ``torch._dynamo`` on
     their first step, 1.8 CPU-seconds that would cut an honest call there. The first worker
     of a grading is not warmed: its calls have the full deadline.
     """

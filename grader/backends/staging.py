@@ -1,0 +1,124 @@
+"""Stage the only files a sandbox may see: the worker and its kit, the protocol, the probes, the submission.
+
+Everything is copied into a fresh folder (so the candidate's own file is never
+touched, and is mounted read-only) with this layout, which is also what the
+container sees under ``/sandbox``::
+
+    lib/grader/__init__.py            empty
+    lib/grader/wire/__init__.py       empty
+    lib/grader/wire/protocol.py       the framed protocol (grader.wire.protocol)
+    lib/grader/sandbox/__init__.py    empty
+    lib/grader/sandbox/worker.py
+    lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
+    lib/grader/sandbox/absent_ops.py  its dispatcher half
+    lib/grader/sandbox/absent_imports.py  its imports half
+    lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
+    lib/grader/sandbox/restricted.py  the subset's runtime guard (grader.sandbox.restricted)
+    probes/probes.py
+    probes/shared.py                  the exercise's shared.py, when it has one
+    submission/<module>.py            the candidate's file, under the exercise's name
+    subset/<module>.py                the loader every ``import <module>`` finds first: it runs
+                                      submission/<module>.py under the guard, with the judge's lists
+
+``shared.py`` is code an exercise's probes and checks both use (a model the checks
+compute with and the probes build): it is written for the sandbox to read, like
+probes.py, and imports as ``shared`` there.
+
+Hidden checks, solutions and mutants are never staged: there is no code path
+here that could copy them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import grader
+from grader.child_python import python_argv
+
+_PACKAGE = Path(grader.__file__).resolve().parent
+
+
+#: Our code in the sandbox: staged path -> its source in this package (None: an empty ``__init__.py``).
+#: These files may import, of grader, only each other (tests/test_architecture.py holds them to it).
+LIB_FILES: dict[str, Path | None] = {
+    "lib/grader/__init__.py": None,
+    "lib/grader/wire/__init__.py": None,
+    "lib/grader/wire/protocol.py": _PACKAGE / "wire" / "protocol.py",
+    "lib/grader/sandbox/__init__.py": None,
+    "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+    "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
+    "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
+    "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
+    "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+    "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
+}
+
+
+@dataclass(frozen=True)
+class Staged:
+    root: Path
+
+    lib = property(lambda self: self.root / "lib")
+    probes = property(lambda self: self.root / "probes" / "probes.py")
+    submission_dir = property(lambda self: self.root / "submission")
+
+
+def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, shared: Path | None = None,
+          guard: dict | None = None) -> Staged:
+    """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py;
+    ``guard``: the judge's lists for the runtime guard (``grader.subset.guard``), None for none."""
+    dest.mkdir(parents=True, exist_ok=True)
+    files = {
+        **LIB_FILES,
+        "probes/probes.py": probes,
+        **({"probes/shared.py": shared} if shared is not None else {}),
+        f"submission/{module_name}.py": submission,
+    }
+    for rel, src in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src is None:
+            target.write_text("")
+        else:
+            shutil.copyfile(src, target)
+    if guard is not None:
+        loader = dest / "subset" / f"{module_name}.py"
+        loader.parent.mkdir(parents=True, exist_ok=True)
+        loader.write_text(loader_source(module_name, guard), encoding="utf-8")
+    # Readable by the sandbox's unprivileged user, writable by nobody there.
+    for dirpath, dirnames, filenames in os.walk(dest):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    return Staged(dest)
+
+
+def loader_source(module_name: str, guard: dict) -> str:
+    """The staged ``subset/<module>.py``: the judge's lists as a literal, and the call that loads the file."""
+    return ('"""Written by the judge (grader.backends.staging): runs the candidate\'s file under the subset\'s guard."""\n'
+            "from grader.sandbox import restricted\n\n"
+            f"restricted.load({module_name!r}, __file__, {guard!r})\n")
+
+
+def worker_argv(python: str, staged_root: str, forbidden: list[str],
+                rlimits: dict[str, tuple[int, int]] | None = None,
+                kernels: dict[str, list[str]] | None = None) -> list[str]:
+    """The worker's command line, with paths as seen from where it runs.
+
+    ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
+    itself before anything else: the local sandbox's way to limit a process
+    without a fork hook. Docker passes none; its limits come from the engine.
+    """
+    argv = [*python_argv(python, "-s", "-B", "-m", "grader.sandbox.worker"),
+            "--probes", f"{staged_root}/probes/probes.py",
+            "--submission-dir", f"{staged_root}/submission"]
+    for api in forbidden:
+        argv += ["--forbid", api]
+    for api, patterns in (kernels or {}).items():  # the operators the worker removes for each API
+        argv += [arg for pattern in patterns for arg in ("--kernel", f"{api}={pattern}")]
+    for name, (soft, hard) in (rlimits or {}).items():
+        argv += ["--rlimit", f"{name}={soft}:{hard}"]
+    return argv

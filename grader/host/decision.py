@@ -1,0 +1,137 @@
+"""Credit, decided in the judge from the subset check; the sandbox's nets can only take it away.
+
+The rules, in order (the first that applies to a check gives its message):
+
+1. the judge could not parse the source: no check ran the candidate's logic; each is marked
+   "not run" and the parse error is told once (``Report.load_error``);
+2. the source leaves its exercise's language subset (``SourceAudit.violations``), or names a
+   forbidden *package* (calls into a package cannot be attributed to checks at run time): the
+   file never ran (``grader.host.grading.answer_without_sandbox``); every check "not run", 0 points,
+   the violations (or the package) named with their lines;
+3. the sandbox's guard refused a computed name during a check (``CheckResult.guard_refused``):
+   a violation found at run time, in the judge's words; no credit for any check;
+4. tampering the sandbox's nets saw during any check: no credit for any check;
+5. a forbidden API referenced in the source that the runtime recorded in *no* check: no credit
+   for any check, since the judge cannot tell dead code from a call that hid from the net (the
+   message says to remove the reference): nothing that breaks the contract earns full marks;
+6. a check during which the runtime recorded a forbidden API: that check gets none.
+"""
+
+from __future__ import annotations
+
+from grader.subset.audit import SourceAudit
+from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, LoadError,
+                                  Report, Status, Violation, ViolationCode)
+
+#: A check's message when the judge refused to run the file (rule 2): the violations are listed once, below.
+SUBSET_NOT_RUN = "not run: the file leaves its exercise's language subset (the violations are listed with the report)"
+#: The runtime guard's refusal, in the judge's words (never the sandbox's text: it could quote a hidden input).
+GUARD_TEXT = ("the sandbox's guard refused a name computed at run time (through getattr, setattr, hasattr or "
+              "delattr: a dunder outside the subset, a frame's internals, a module's private name, a forbidden "
+              "API's name, or a module handed out as a value) or an import outside the subset")
+
+
+def apply(report: Report, audit: SourceAudit) -> None:
+    """Record the audit and the runtime nets' findings on ``report`` and take credit where the rules say."""
+    runtime_hits = [ForbiddenHit(api=api, how="runtime", where=c.id, check=c.id) for c in report.checks
+                    for api in c.forbidden]
+    runtime_tampering = [Finding(kind=FindingKind.TAMPERING, what=what, where=c.id, how="runtime")
+                         for c in report.checks for what in c.tampered]
+    refused = [c.id for c in report.checks if c.guard_refused]
+    guard = [Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0],
+                       text=GUARD_TEXT + (f" (in {len(refused)} checks; the first is named)" if len(refused) > 1
+                                          else ""))] if refused else []
+    report.forbidden = [*audit.forbidden, *runtime_hits]
+    report.findings = [*(f for f in report.findings if f.how != "runtime"), *runtime_tampering]
+    report.violations = [*audit.violations, *guard]
+    if not audit.parsed:
+        # The judge's own parse outranks what the sandbox said.
+        report.load_error = audit.load_error or LoadError(found="source", summary="the judge could not parse the file")
+        for check in report.checks:
+            if check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
+                mark_not_run(check)
+        return
+    if audit.blocking:
+        reason = not_run_reason(audit)
+        for check in report.checks:
+            if check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
+                mark_not_run(check, reason)
+        return
+    everywhere = _reason_for_every_check(audit, report.findings, runtime_hits, guard)
+    penalty = "subset" if guard else "tampering" if any(f.kind is FindingKind.TAMPERING for f in report.findings) \
+        else "forbidden"
+    for check in report.checks:
+        reason = everywhere or _runtime_reason(check)
+        # A check error is the grader's own bug: it stays one (the grading is not graded), whatever else holds.
+        if reason and check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
+            _no_credit(check, reason, penalty)
+
+
+def not_run_reason(audit: SourceAudit) -> str:
+    """Each check's message when the judge refuses to run the file (rule 2)."""
+    return SUBSET_NOT_RUN if audit.violations else _package_reason(audit)
+
+
+def subset_load_error(audit: SourceAudit) -> LoadError:
+    """Why nothing ran, told once at the top of the report, when the judge refused to run the file (rule 2):
+    the judge's own words and counts, the violations themselves listed with their lines on the report."""
+    if audit.violations:
+        n = len(audit.violations)
+        first = audit.violations[0]
+        return LoadError(found="subset", line=first.line,
+                         summary=f"the file leaves its exercise's language subset ({n} violation{'s' if n != 1 else ''}"
+                                 + (f", the first at line {first.line}" if first.line is not None else "") + "): it was not run")
+    used = [h for h in audit.forbidden if h.api in audit.packages]
+    return LoadError(found="subset", summary=f"the file uses forbidden {_names(used)}, a whole package: it was not run")
+
+
+def _package_reason(audit: SourceAudit) -> str:
+    used = [h for h in audit.forbidden if h.api in audit.packages]
+    return f"not run: the file uses forbidden {_names(used)}, a whole package: no credit for any check"
+
+
+def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime_hits: list[ForbiddenHit],
+                            guard: list[Violation]) -> str | None:
+    if guard:
+        # Not the check's id: this message lands on visible checks too, and a hidden check's id can hold its
+        # inputs. The violations list names the check, redacted for a candidate like everything else.
+        return f"{GUARD_TEXT} during a check: the file leaves its exercise's language subset; no credit for any check"
+    tampering = [f for f in findings if f.kind is FindingKind.TAMPERING]
+    if tampering:
+        more = f" (and {len(tampering) - 1} more)" if len(tampering) > 1 else ""
+        return (f"the sandbox's nets saw the submission tamper with the grader during a check: "
+                f"{tampering[0].what}{more}: no credit for any check")
+    recorded = {h.api for h in runtime_hits}
+    unseen = [h for h in audit.forbidden if h.api not in recorded]
+    if unseen:
+        return (f"the source references forbidden {_names(unseen)}, which no check saw called: the judge cannot "
+                "tell unused code from a call that hid from the sandbox's net, so no check gets credit; remove "
+                "the reference")
+    return None
+
+
+def _runtime_reason(check: CheckResult) -> str | None:
+    if check.forbidden:
+        return f"used forbidden API {', '.join(check.forbidden)}: no credit for this check"
+    return None
+
+
+def _names(hits: list[ForbiddenHit]) -> str:
+    seen: dict[str, ForbiddenHit] = {}
+    for h in hits:
+        seen.setdefault(h.api, h)
+    return ", ".join(f"{h.api} ({f'as {h.via}, ' if h.via else ''}line {h.line if h.line is not None else '?'})"
+                     for h in seen.values())
+
+
+def _no_credit(check: CheckResult, reason: str, penalty: str) -> None:
+    check.message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
+    check.status, check.score, check.penalty = Status.FAILED, 0.0, penalty
+
+
+def mark_not_run(check: CheckResult, message: str = NOT_RUN_MESSAGE) -> None:
+    """No credit, and nothing per check: what it would repeat is told once on the report (``load_error``,
+    ``violations``)."""
+    check.status, check.score, check.message, check.not_run = Status.ERROR, 0.0, message, True
+    check.details, check.counterexample = "", None
+    check.output, check.output_truncated = "", False

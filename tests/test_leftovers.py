@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.cli.leftovers import reap_leftovers
-from grader.sandbox.docker_backend import _pid_alive
+from grader.backends.docker_backend import _pid_alive
 from tests.conftest import tagged_containers
 
 TOY = Path(__file__).parent / "fixtures" / "toy"

@@ -8,7 +8,8 @@ allocated before it. Probes return plain data and never judge.
 
 The peak is reset through ``torch._C._cuda_resetPeakMemoryStats``, the function the public
 ``torch.cuda.reset_peak_memory_stats`` calls: the public one is forbidden to the candidate (it
-would forge this measure), and the tripwire cannot tell a probe's call of it from theirs.
+would forge this measure) and so removed from the sandbox before their module loads; ``torch._C``
+is outside every submission's subset.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Judge-side helpers for the autograd_function checks: inputs, torch.clamp's answers, comparisons.
 
-Everything here runs in the trusted judge, where torch.clamp may be used freely (the
-tripwire only watches the sandbox): the expected values and gradients are torch.clamp's
+Everything here runs in the trusted judge, where torch.clamp may be used freely (forbidden
+APIs are removed only from the sandbox): the expected values and gradients are torch.clamp's
 own, so "torch.clamp's convention at the bounds" is literally the reference.
 
 Inputs are multiples of 1/8 in [-2, 2] and bounds multiples of 1/16, so every

@@ -1,7 +1,7 @@
 """Judge-side helpers for the clip_grad_norm checks: gradient lists, the reference, comparisons.
 
 Everything here runs in the trusted judge, where torch.nn.utils.clip_grad_norm_ is the
-reference (the tripwire only watches the sandbox). For an eps other than its built-in
+reference (forbidden APIs are removed only from the sandbox). For an eps other than its built-in
 1e-6, the same formula is applied to torch.nn.utils.get_total_norm's total.
 
 max_norm is always drawn as a multiple of the true total norm (``RATIOS``), so the

@@ -1,7 +1,7 @@
 """Judge-side helpers for the custom_layer checks: strategies and references.
 
 Everything here runs in the trusted judge, where nn.Linear and F.linear may be
-used freely: the worker's tripwire only watches the sandbox. References are
+used freely: forbidden APIs are removed only from the sandbox. References are
 PyTorch's own (F.linear, nn.Linear, torch.sigmoid).
 
 The file name is exercise-specific so that it never clashes with another

@@ -38,10 +38,14 @@ class LocalEngine:
 
     def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
         """``on_start`` is called, in the worker thread, when the grading begins (not while it waits for a thread)."""
-        return self.pool.submit(_started_then_graded, job, on_start)
+        # Each grading starts the next one's sandbox while it runs (grader.sandbox.prestart).
+        return self.pool.submit(_started_then_graded, replace(job, start_next=job.sandbox == "docker"), on_start)
 
     def close(self, *, cancel: bool = False) -> None:
         self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        from grader.sandbox import prestart
+
+        prestart.close_waiting()  # the sandbox started for a grading that will not come
 
 
 class RayEngine:

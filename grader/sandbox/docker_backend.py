@@ -58,14 +58,18 @@ def labels_for(grading_id: str) -> dict[str, str]:
 
 def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,
                      grading_id: str, gpu: GpuRequest | None = None, runtime: str = "runc",
-                     kernels: dict[str, list[str]] | None = None) -> dict:
-    """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
+                     kernels: dict[str, list[str]] | None = None, ahead_s: float = 0.0) -> dict:
+    """Everything ``client.containers.create`` gets: the whole lock-down in one place.
+
+    ``ahead_s``: a container started ahead of its judge (``grader.sandbox.prestart``) may wait this long
+    before its grading begins: its lifetime is that much longer, and its worker waits for a greet."""
     mb = 1024 * 1024
     from docker.types import LogConfig, Ulimit
 
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
-    lifetime = int(limits.grading_timeout_s) + 60
-    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels)
+    lifetime = int(limits.grading_timeout_s + ahead_s) + 60
+    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels,
+                                                                     greet=ahead_s > 0)
     kwargs = dict(
         image=image,
         command=command,
@@ -212,6 +216,27 @@ def docker_starter(client, kwargs: dict):
                 raise explained from None
             raise
         return DockerTransport(client, container, sock)
+
+    return start
+
+
+def attach_starter(client, container_id: str, grading_id: str):
+    """A function that takes over a container started ahead of this judge (``grader.sandbox.prestart``)
+    once: attach to it, make sure it is this grading's (its label), and ask its worker for the hello."""
+
+    def start() -> DockerTransport:
+        container = client.containers.get(container_id)
+        labels = container.labels or {}
+        if labels.get(LABEL) != "1" or labels.get("grader.grading") != grading_id:
+            raise RuntimeError(f"container {container_id[:12]} is not a sandbox started for grading {grading_id}")
+        try:
+            sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            transport = DockerTransport(client, container, sock)
+            transport.send(protocol.encode({"type": "greet"}))
+        except BaseException:
+            container.remove(force=True)
+            raise
+        return transport
 
     return start
 

@@ -149,11 +149,16 @@ def containers_memory(ids: list[str] | None = None) -> dict[str, int]:
     return out
 
 
-def run(subs: Path, out: Path, jobs: int) -> tuple[float, int, dict]:
+def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[float, int, dict]:
+    """One ``grader batch``; ``tree``: the grader's code from there (a ``--base`` ref's), else this one's."""
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", str(jobs)]
+    env = dict(os.environ, GRADER_TAG=TAG)
+    if tree is not None:  # its code, this tree's exercises (named in the submissions' folders)
+        argv = [sys.executable, "-P", *argv[1:], "--exercise-root", str(REPO / "exercises")]
+        env["PYTHONPATH"] = str(tree)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, GRADER_TAG=TAG))
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=out.parent)
     peak, stop = [0, {}], threading.Event()
 
     def sample():
@@ -191,19 +196,36 @@ def describe(parts: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--base", help="a git ref whose code runs the same batches beside this tree's (`git archive`)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         subs = Path(tmp) / "subs"
         make_submissions(subs, args.n)
+        trees: dict[str, Path | None] = {"here": None}
+        if args.base:
+            base = Path(tmp) / "base"
+            base.mkdir()
+            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base], capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+            trees = {args.base: base, **trees}
         results = {}
         for jobs in (1, 2):
-            seconds, peak, parts = run(subs, Path(tmp) / f"out{jobs}", jobs)
-            results[jobs] = seconds
-            print(f"--jobs {jobs}: {args.n} submissions in {seconds:6.1f} s = {args.n / seconds * 60:5.1f} per minute; "
-                  f"peak memory {peak / 2**20:6.0f} MiB in all, {peak / jobs / 2**20:5.0f} MiB per concurrent grading")
-            print(describe(parts))
-            shutil.rmtree(Path(tmp) / f"out{jobs}")
-        print(f"ratio={results[1] / results[2]:.2f}  (speed-up of --jobs 2 over --jobs 1; goal >= 1.7)")
+            for name, tree in trees.items():
+                seconds, peak, parts = run(subs, Path(tmp) / f"out{jobs}", jobs, tree)
+                results[name, jobs] = seconds
+                print(f"{name} --jobs {jobs}: {args.n} submissions in {seconds:6.1f} s = "
+                      f"{args.n / seconds * 60:5.1f} per minute; peak memory {peak / 2**20:6.0f} MiB in all, "
+                      f"{peak / jobs / 2**20:5.0f} MiB per concurrent grading", flush=True)
+                print(describe(parts), flush=True)
+                shutil.rmtree(Path(tmp) / f"out{jobs}")
+        with open("/proc/loadavg") as f:
+            print("load average at the end", " ".join(f.read().split()[:3]))
+        if args.base:
+            for jobs in (1, 2):
+                print(f"ratio_vs_base_jobs{jobs}={results[args.base, jobs] / results['here', jobs]:.2f}  "
+                      f"(speed-up over {args.base})")
+        print(f"ratio={results['here', 1] / results['here', 2]:.2f}  (speed-up of --jobs 2 over --jobs 1; goal >= 1.7)")
 
 
 if __name__ == "__main__":

@@ -150,8 +150,10 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
         # Never answered alone: grading the untouched stub for real is how validate proves the checks reject it.
+        # The next grading's sandbox starts while this one runs (grader.sandbox.prestart): the pool takes the
+        # corpus in order, so the next grading is mostly of the same exercise.
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
-                       gpus=gpus, answer_alone=False)
+                       gpus=gpus, answer_alone=False, start_next=where == "docker")
         return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
                 time.perf_counter())
 
@@ -184,6 +186,9 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
         applied.cleanup()
+        from grader.sandbox import prestart
+
+        prestart.close_waiting()  # the sandbox started for a grading that will not come
 
 
 def needs_gpu(name: str) -> str:

@@ -81,7 +81,10 @@ def tree_parts(root: int) -> dict[str, list[int]]:
     while frontier:
         frontier = {p for p, pp in parents.items() if pp in frontier} - pids
         pids |= frontier
-    servers = {p for p in pids if "grader.judge.zygote" in _cmdline(p)}
+    # A judge is forked from the server without an exec: it has the server's command line, and the server
+    # is its parent. The server is the one whose parent is not a server.
+    zygotes = {p for p in pids if "grader.judge.zygote" in _cmdline(p)}
+    servers = {p for p in zygotes if parents.get(p) not in zygotes}
     parts: dict[str, list[int]] = {"driver": [root], "server": sorted(servers), "judges": [], "other": []}
     for pid in sorted(pids - {root} - servers):
         parts["judges" if parents.get(pid) in servers else "other"].append(pid)

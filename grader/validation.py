@@ -145,15 +145,18 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     if parity == sandbox:
         raise ValueError(f"parity compares two sandboxes: {sandbox!r} with itself compares nothing")
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
+    from grader.batch.engines import default_jobs
+
+    ahead = jobs < default_jobs()  # every core grading already: a container waiting ahead only costs memory
     applied = tempfile.TemporaryDirectory(prefix="grader-mutants-")  # patched mutants, as files grade() takes
 
     def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
         # Never answered alone: grading the untouched stub for real is how validate proves the checks reject it.
-        # The next grading's sandbox starts while this one runs (grader.sandbox.prestart): the pool takes the
-        # corpus in order, so the next grading is mostly of the same exercise.
+        # With a core to spare, the next grading's sandbox starts while this one runs (grader.sandbox.prestart):
+        # the pool takes the corpus in order, so the next grading is mostly of the same exercise.
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
-                       gpus=gpus, answer_alone=False, start_next=where == "docker")
+                       gpus=gpus, answer_alone=False, start_next=where == "docker" and ahead)
         return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
                 time.perf_counter())
 

@@ -38,8 +38,10 @@ class LocalEngine:
 
     def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
         """``on_start`` is called, in the worker thread, when the grading begins (not while it waits for a thread)."""
-        # Each grading starts the next one's sandbox while it runs (grader.sandbox.prestart).
-        return self.pool.submit(_started_then_graded, replace(job, start_next=job.sandbox == "docker"), on_start)
+        # With a core to spare, each grading starts the next one's sandbox while it runs (grader.sandbox.prestart);
+        # with every core grading already, one more container booting only costs its memory (148 MiB waiting).
+        ahead = job.sandbox == "docker" and self.jobs < default_jobs()
+        return self.pool.submit(_started_then_graded, replace(job, start_next=ahead), on_start)
 
     def close(self, *, cancel: bool = False) -> None:
         self.pool.shutdown(wait=not cancel, cancel_futures=cancel)

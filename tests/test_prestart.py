@@ -146,3 +146,50 @@ def test_a_batch_grading_takes_the_sandbox_started_during_the_previous_one(docke
         prestart.close_waiting()
     assert first.score == first.max_score > 0 and second.score == second.max_score
     assert tagged_containers(docker_client, container_tag) == set()
+
+
+def test_a_batch_starts_the_next_sandbox_ahead_only_with_a_core_to_spare(monkeypatch):
+    from grader.batch import engines
+    from grader.batch.jobs import Job
+    from grader.batch.store import Key
+
+    seen = []
+    monkeypatch.setattr(engines, "_started_then_graded", lambda job, on_start: seen.append(job.start_next))
+    monkeypatch.setattr(engines, "default_jobs", lambda: 2)
+    job = Job(key=Key("cand", "toy", "0" * 64, "1.0.0"), exercise_root=str(TOY), filename="toy.py", source=b"")
+    for jobs in (1, 2):
+        engine = engines.LocalEngine(jobs)
+        engine.submit(job).result()
+        engine.submit(Job(**{**job.__dict__, "sandbox": "local"})).result()
+        engine.close()
+    assert seen == [True, False, False, False]  # docker with a spare core; never local; never every core busy
+
+
+def test_a_file_the_judge_answers_alone_starts_no_sandbox(monkeypatch):
+    from grader.grading import grade
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a sandbox was started for a file no sandbox grades")
+
+    monkeypatch.setattr(prestart, "start", refuse)
+    report = grade(TOY, TOY / "toy.py", sandbox="docker")  # the untouched stub
+    assert report.untouched_stub and report.environment.sandbox == "none"
+
+
+@pytest.mark.docker
+def test_a_grading_stopped_before_its_judge_ends_removes_its_prestarted_sandbox(
+        docker_client, container_tag, monkeypatch, no_leftover_containers):
+    from grader import grading
+
+    taken = []
+
+    def interrupted(*args, prestarted=None, **kwargs):
+        taken.append(prestarted)
+        raise KeyboardInterrupt  # Ctrl-C while the judge runs
+
+    monkeypatch.setattr(grading, "run_checks", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        grading.grade(TOY, TOY / "solution.py", sandbox="docker")
+    assert taken and taken[0] is not None  # it had been started, and handed on
+    assert tagged_containers(docker_client, container_tag) == set()
+    assert not taken[0][1].exists()  # its staged folder is gone too

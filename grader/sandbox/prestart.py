@@ -20,8 +20,10 @@ What does not move:
   guard lists) are written by the judge on the host side of the read-only mount
   (``grader.sandbox.staging.stage_submission``); the container cannot change them.
 
-A container waits at most :func:`ahead_s` (the exercise's grading deadline) for its grading:
-an older one is removed and a fresh one started. At most one waits per process.
+A container started for a grading about to begin may wait :data:`TAKEOVER_S` for its judge; one
+started ahead waits at most :func:`ahead_s` (the exercise's grading deadline) for its grading, then
+is removed and a fresh one started. Its lifetime (PID 1's ``timeout``) allows the wait on top of
+the grading's. At most one waits ahead per process.
 """
 
 from __future__ import annotations
@@ -37,8 +39,12 @@ from pathlib import Path
 from grader.exercise import Exercise
 
 
+#: How long a container started for a grading about to begin may wait for its judge to take it over.
+TAKEOVER_S = 60.0
+
+
 def ahead_s(ex: Exercise) -> float:
-    """How long a container started ahead may wait for its grading."""
+    """How long a container started ahead (for the next grading of a batch) may wait for its grading."""
     return ex.limits.grading_timeout_s
 
 
@@ -49,6 +55,7 @@ class PreStarted:
     key: tuple
     grading_id: str
     folder: tempfile.TemporaryDirectory
+    wait_s: float = TAKEOVER_S  # how long it may wait before its judge takes it over (its lifetime allows it)
     started_at: float = field(default_factory=time.monotonic)
     container_id: str | None = None
     error: str | None = None
@@ -89,12 +96,14 @@ def _key(ex: Exercise, image: str | None, runtime: str | None) -> tuple:
     return (str(ex.root), ex.fingerprint, image, runtime)
 
 
-def start(ex: Exercise, *, image: str | None = None, runtime: str | None = None) -> PreStarted:
-    """Begin starting a container for one new grading of ``ex`` (CPU only), on a thread; returns at once."""
+def start(ex: Exercise, *, image: str | None = None, runtime: str | None = None,
+          wait_s: float = TAKEOVER_S) -> PreStarted:
+    """Begin starting a container for one new grading of ``ex`` (CPU only), on a thread; returns at once.
+    ``wait_s``: how long it may wait for its grading's judge (its lifetime is that much longer)."""
     from grader.sandbox.staging import stage_base
 
     pre = PreStarted(_key(ex, image, runtime), uuid.uuid4().hex[:12],
-                     tempfile.TemporaryDirectory(prefix="grader-prestart-"))
+                     tempfile.TemporaryDirectory(prefix="grader-prestart-"), wait_s)
     staged = stage_base(probes=ex.probes, dest=pre.stage, shared=ex.shared)
 
     def run() -> None:
@@ -107,7 +116,7 @@ def start(ex: Exercise, *, image: str | None = None, runtime: str | None = None)
                 image=image or runtime_image.runtime_image_name(), staged=staged,
                 forbidden=ex.config.forbidden.apis, limits=ex.limits, grading_id=pre.grading_id,
                 runtime=oci_runtime.resolve_runtime(runtime), kernels=ex.config.forbidden.kernels,
-                ahead_s=ahead_s(ex))
+                ahead_s=wait_s)
             container = client.containers.create(**kwargs)
             pre.container_id = container.id
             container.start()
@@ -133,13 +142,13 @@ class _Waiting:
         self.pre: PreStarted | None = None
         self.registered = False
 
-    def take(self, key: tuple, max_age_s: float) -> PreStarted | None:
+    def take(self, key: tuple) -> PreStarted | None:
         with self.lock:
             pre = self.pre
             if pre is None or pre.key != key:
                 return None
             self.pre = None
-        if time.monotonic() - pre.started_at > max_age_s:
+        if time.monotonic() - pre.started_at > pre.wait_s - TAKEOVER_S:
             pre.discard()  # waited too long: its lifetime may not cover a whole grading
             return None
         return pre
@@ -169,7 +178,7 @@ _waiting = _Waiting()
 
 def take(ex: Exercise, *, image: str | None = None, runtime: str | None = None) -> PreStarted:
     """This grading's container: the one started ahead for ``ex`` if one waits, else one started now."""
-    pre = _waiting.take(_key(ex, image, runtime), ahead_s(ex))
+    pre = _waiting.take(_key(ex, image, runtime))
     return pre if pre is not None else start(ex, image=image, runtime=runtime)
 
 
@@ -177,7 +186,7 @@ def start_next(ex: Exercise, *, image: str | None = None, runtime: str | None = 
     """Start the container of the next grading of ``ex`` now (a batch), unless one already waits for it;
     one waiting for another exercise is removed (at most one waits)."""
     if not _waiting.has(_key(ex, image, runtime)):
-        _waiting.put(start(ex, image=image, runtime=runtime))
+        _waiting.put(start(ex, image=image, runtime=runtime, wait_s=ahead_s(ex) + TAKEOVER_S))
 
 
 def close_waiting() -> None:

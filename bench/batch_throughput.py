@@ -6,11 +6,20 @@ Prints submissions per minute for each, the speed-up (goal on a 2-core machine:
 >= 1.7, and >= 20 per minute with --jobs 2), and the peak memory of the whole
 batch (grader + judges by PSS, so pages shared with the warm judge server are
 counted once, + every sandbox container's cgroup usage) divided by the jobs.
+
+Under it, the same peak by part (issue 29: which part to cut): the driver (the
+``grader batch`` process), the warm judge server, the judges forked from it, any
+other descendant, each by PSS and by USS (its private pages: what one more judge
+adds); and the containers' cgroup usage split into rss (their processes' anonymous
+memory) and cache (page cache charged to them, torch's libraries read from the
+image: shared, and reclaimable). Containers are those of this batch only (its
+``GRADER_TAG``), so other work on the machine is not counted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -33,8 +42,33 @@ def make_submissions(root: Path, n: int) -> None:
         dest.write_bytes(src.read_bytes() + f"\n# candidate {i}\n".encode())  # distinct hashes
 
 
-def tree_pss(root: int) -> int:
-    """PSS (bytes) of ``root`` and all its descendants."""
+TAG = f"bench-throughput-{os.getpid()}"
+
+
+def _rollup(pid: int) -> tuple[int, int]:
+    """(PSS, USS) of one process in bytes; (0, 0) once it is gone."""
+    pss = uss = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key == "Pss":
+                pss += int(rest.split()[0]) * 1024
+            elif key in ("Private_Clean", "Private_Dirty"):
+                uss += int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return pss, uss
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def tree_parts(root: int) -> dict[str, list[int]]:
+    """``root`` and its descendants by part: driver, warm judge server, judges (its children), other."""
     parents = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -47,38 +81,99 @@ def tree_pss(root: int) -> int:
     while frontier:
         frontier = {p for p, pp in parents.items() if pp in frontier} - pids
         pids |= frontier
-    total = 0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
+    # A judge is forked from the server without an exec: it has the server's command line, and the server
+    # is its parent. The server is the one whose parent is not a server.
+    zygotes = {p for p in pids if "grader.judge.zygote" in _cmdline(p)}
+    servers = {p for p in zygotes if parents.get(p) not in zygotes}
+    parts: dict[str, list[int]] = {"driver": [root], "server": sorted(servers), "judges": [], "other": []}
+    for pid in sorted(pids - {root} - servers):
+        parts["judges" if parents.get(pid) in servers else "other"].append(pid)
+    return parts
 
 
-def containers_memory() -> int:
-    total = 0
-    for pattern in ("/sys/fs/cgroup/memory/docker/*/memory.usage_in_bytes", "/sys/fs/cgroup/docker/*/memory.current",
-                    "/sys/fs/cgroup/system.slice/docker-*.scope/memory.current"):
-        for f in Path("/").glob(pattern.lstrip("/")):
+def tree_memory(root: int) -> dict[str, int]:
+    """PSS and USS (bytes) of each part of ``root``'s tree, and of the whole (``pss``)."""
+    out = {"pss": 0}
+    for part, pids in tree_parts(root).items():
+        pss = uss = 0
+        for pid in pids:
+            p, u = _rollup(pid)
+            pss, uss = pss + p, uss + u
+        out[f"{part}_pss"], out[f"{part}_uss"], out[f"{part}_n"] = pss, uss, len(pids)
+        out["pss"] += pss
+    return out
+
+
+def tree_pss(root: int) -> int:
+    """PSS (bytes) of ``root`` and all its descendants."""
+    return tree_memory(root)["pss"]
+
+
+_ENGINE = []
+
+
+def _our_containers() -> list[str]:
+    """Ids of this batch's containers (labelled with our GRADER_TAG by the grader): one cheap list call."""
+    if not _ENGINE:
+        import docker
+
+        _ENGINE.append(docker.from_env())
+    try:
+        return [c["Id"] for c in _ENGINE[0].api.containers(filters={"label": f"grader.tag={TAG}"})]
+    except Exception:
+        return []
+
+
+def containers_memory(ids: list[str] | None = None) -> dict[str, int]:
+    """Cgroup memory of the containers ``ids`` (default: this batch's): usage, rss and cache, summed."""
+    ids = _our_containers() if ids is None else ids
+    out = {"usage": 0, "rss": 0, "cache": 0, "n": 0}
+    for cid in ids:
+        for base in (f"/sys/fs/cgroup/memory/docker/{cid}", f"/sys/fs/cgroup/docker/{cid}",
+                     f"/sys/fs/cgroup/system.slice/docker-{cid}.scope"):
+            folder = Path(base)
+            if not folder.is_dir():
+                continue
             try:
-                total += int(f.read_text())
+                if (folder / "memory.usage_in_bytes").exists():  # cgroup v1
+                    out["usage"] += int((folder / "memory.usage_in_bytes").read_text())
+                    stat = dict(line.split() for line in (folder / "memory.stat").read_text().splitlines())
+                    out["rss"] += int(stat.get("total_rss", 0))
+                    out["cache"] += int(stat.get("total_cache", 0))
+                else:  # cgroup v2
+                    out["usage"] += int((folder / "memory.current").read_text())
+                    stat = dict(line.split() for line in (folder / "memory.stat").read_text().splitlines())
+                    out["rss"] += int(stat.get("anon", 0))
+                    out["cache"] += int(stat.get("file", 0))
+                out["n"] += 1
             except (OSError, ValueError):
                 pass
-    return total
+            break
+    return out
 
 
-def run(subs: Path, out: Path, jobs: int) -> tuple[float, int]:
+def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[float, int, dict]:
+    """One ``grader batch``; ``tree``: the grader's code from there (a ``--base`` ref's), else this one's."""
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", str(jobs)]
+    env = dict(os.environ, GRADER_TAG=TAG)
+    if tree is not None:  # its code, this tree's exercises (named in the submissions' folders)
+        argv = [sys.executable, "-P", *argv[1:], "--exercise-root", str(REPO / "exercises")]
+        env["PYTHONPATH"] = str(tree)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak, stop = [0], threading.Event()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=out.parent)
+    peak, stop = [0, {}], threading.Event()
 
     def sample():
+        ids, n = [], 0
         while not stop.wait(0.25):
-            peak[0] = max(peak[0], tree_pss(proc.pid) + containers_memory())
+            if n % 4 == 0:  # the engine is asked for the list once a second; the cgroups are read every time
+                ids = _our_containers()
+            n += 1
+            tree, boxes = tree_memory(proc.pid), containers_memory(ids)
+            if tree["pss"] + boxes["usage"] > peak[0]:
+                peak[0] = tree["pss"] + boxes["usage"]
+                peak[1] = {**tree, **{f"box_{k}": v for k, v in boxes.items()}}
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -88,24 +183,52 @@ def run(subs: Path, out: Path, jobs: int) -> tuple[float, int]:
     sampler.join()
     if proc.returncode != 0:
         sys.exit(f"batch --jobs {jobs} failed ({proc.returncode}):\n{err[-2000:]}")
-    return seconds, peak[0]
+    return seconds, peak[0], peak[1]
+
+
+def describe(parts: dict) -> str:
+    """The peak by part, in MiB: PSS (USS) of each process group, and the containers' usage split."""
+    mib = lambda n: f"{n / 2**20:.0f}"  # noqa: E731
+    rows = [f"{name} x{parts.get(f'{name}_n', 0)} {mib(parts.get(f'{name}_pss', 0))} ({mib(parts.get(f'{name}_uss', 0))})"
+            for name in ("driver", "server", "judges", "other")]
+    rows.append(f"containers x{parts.get('box_n', 0)} {mib(parts.get('box_usage', 0))} "
+                f"(rss {mib(parts.get('box_rss', 0))}, cache {mib(parts.get('box_cache', 0))})")
+    return "  at the peak, MiB PSS (USS): " + "; ".join(rows)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--base", help="a git ref whose code runs the same batches beside this tree's (`git archive`)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         subs = Path(tmp) / "subs"
         make_submissions(subs, args.n)
+        trees: dict[str, Path | None] = {"here": None}
+        if args.base:
+            base = Path(tmp) / "base"
+            base.mkdir()
+            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base], capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+            trees = {args.base: base, **trees}
         results = {}
         for jobs in (1, 2):
-            seconds, peak = run(subs, Path(tmp) / f"out{jobs}", jobs)
-            results[jobs] = seconds
-            print(f"--jobs {jobs}: {args.n} submissions in {seconds:6.1f} s = {args.n / seconds * 60:5.1f} per minute; "
-                  f"peak memory {peak / 2**20:6.0f} MiB in all, {peak / jobs / 2**20:5.0f} MiB per concurrent grading")
-            shutil.rmtree(Path(tmp) / f"out{jobs}")
-        print(f"ratio={results[1] / results[2]:.2f}  (speed-up of --jobs 2 over --jobs 1; goal >= 1.7)")
+            for name, tree in trees.items():
+                seconds, peak, parts = run(subs, Path(tmp) / f"out{jobs}", jobs, tree)
+                results[name, jobs] = seconds
+                print(f"{name} --jobs {jobs}: {args.n} submissions in {seconds:6.1f} s = "
+                      f"{args.n / seconds * 60:5.1f} per minute; peak memory {peak / 2**20:6.0f} MiB in all, "
+                      f"{peak / jobs / 2**20:5.0f} MiB per concurrent grading", flush=True)
+                print(describe(parts), flush=True)
+                shutil.rmtree(Path(tmp) / f"out{jobs}")
+        with open("/proc/loadavg") as f:
+            print("load average at the end", " ".join(f.read().split()[:3]))
+        if args.base:
+            for jobs in (1, 2):
+                print(f"ratio_vs_base_jobs{jobs}={results[args.base, jobs] / results['here', jobs]:.2f}  "
+                      f"(speed-up over {args.base})")
+        print(f"ratio={results['here', 1] / results['here', 2]:.2f}  (speed-up of --jobs 2 over --jobs 1; goal >= 1.7)")
 
 
 if __name__ == "__main__":

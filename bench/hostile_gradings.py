@@ -113,7 +113,9 @@ def grade(tree: Path, exercise: Path, file: Path, runtime: str | None, scratch: 
     """Seconds one `grader submit` of ``tree`` took, and the outcome in a few words."""
     report = scratch / "report.json"
     report.unlink(missing_ok=True)
-    argv = [sys.executable, "-P", "-m", "grader", "submit", str(exercise), str(file), "--sandbox", "docker",
+    # By name from the folder holding it: an exercise is never taken from a path (issue 25.4).
+    argv = [sys.executable, "-P", "-m", "grader", "submit", exercise.name, str(file), "--exercise-root",
+            str(exercise.parent), "--sandbox", "docker",
             "--no-history", "--audience", "panel", "--json", str(report)]
     if runtime:
         argv += ["--runtime", runtime]

@@ -29,7 +29,7 @@ def test_lockdown_defaults():
     assert {u["Name"]: u["Hard"] for u in k["ulimits"]} == {"nofile": 128, "fsize": 8 * 2**20}
     assert "size=32m" in k["tmpfs"]["/tmp"] and "noexec" in k["tmpfs"]["/tmp"]
     assert k["volumes"] == {"/stage": {"bind": "/sandbox", "mode": "ro"}}
-    assert k["labels"][LABEL] == "1" and k["labels"]["grader.host.grading"] == "g1"
+    assert k["labels"][LABEL] == "1" and k["labels"]["grader.grading"] == "g1"
     assert "device_requests" not in k
 
 

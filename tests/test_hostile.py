@@ -199,12 +199,13 @@ def test_a_killed_grader_leaves_nothing_running_and_its_containers_are_reaped(do
                                "--exercise-root", str(TOY.parent)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    mine = set()
-    while not mine and time.monotonic() < deadline:
+    mine, started = set(), set()
+    # Mid-grading: its container runs (started ahead of the judge: grader.backends.prestart) and so does its judge.
+    while (not mine or len(started) < 2) and time.monotonic() < deadline:
         time.sleep(0.2)
         mine = tagged_containers(docker_client, container_tag)  # the grader inherits this test's GRADER_TAG
+        started = descendants(grader.pid)  # the warm judge server and the judge forked from it
     assert mine, "the grading never started a container"
-    started = descendants(grader.pid)  # the warm judge server and the judge forked from it
     assert len(started) >= 2, started
     os.kill(grader.pid, signal.SIGKILL)
     grader.wait()

@@ -80,8 +80,10 @@ class Sandbox:
     def __init__(self, start_transport: Callable[[], Transport], *, call_timeout_s: float,
                  call_timeout_after_timeout_s: float = 1.0, cpus: float = 1.0, start_timeout_s: float = 120.0,
                  max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
-                 sweep: Callable[[], object] | None = None, clock: Callable[[], float] = time.monotonic):
+                 sweep: Callable[[], object] | None = None, clock: Callable[[], float] = time.monotonic,
+                 start_first: Callable[[], Transport] | None = None):
         self._start_transport = start_transport
+        self._start_first = start_first
         self._sweep = sweep
         self._clock = clock
         self.call_timeout_s = call_timeout_s
@@ -93,7 +95,7 @@ class Sandbox:
         self.deadline_warnings: list[str] = []
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
                                         cpus=cpus)
-        self._spares: Spares[Worker] = Spares(self._boot_spare, _close_worker, count=spares, boot_first=self._boot)
+        self._spares: Spares[Worker] = Spares(self._boot_spare, _close_worker, count=spares, boot_first=self._boot_first)
         self._worker: Worker | None = None
         self._import_failure: CallResult | None = None
         self._next_id = 0
@@ -107,9 +109,21 @@ class Sandbox:
         """Begin starting the worker now (while pytest imports and collects)."""
         self._first = self._spares.boot()
 
-    def _boot(self) -> Worker:
+    def _boot_first(self) -> Worker:
+        """The grading's first worker: the one started ahead of the judge (``start_first``: it was started
+        for this grading alone, see ``grader.backends.prestart``), taken over once; if there is none, or it
+        does not greet, one started now as any other."""
+        start_first, self._start_first = self._start_first, None
+        if start_first is not None:
+            try:
+                return self._boot(start_first)
+            except Exception:
+                pass  # gone or broken while it waited: a fresh start says why, if it fails too
+        return self._boot()
+
+    def _boot(self, start_transport: Callable[[], Transport] | None = None) -> Worker:
         """Start a worker and read its hello; on any failure it is closed before the error goes up."""
-        transport = self._start_transport()
+        transport = (start_transport or self._start_transport)()
         try:
             deadline = self._clock() + self.start_timeout_s
             hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
@@ -160,7 +174,7 @@ class Sandbox:
         first, self._first = self._first, None
         try:
             worker = first.result() if first is not None else (
-                self._spare() or (self._boot_spare() if self.starts else self._boot()))
+                self._spare() or (self._boot_spare() if self.starts else self._boot_first()))
         except BaseException as e:
             raise SandboxStartError(_describe_start_error(e)) from e
         self._worker, self.hello = worker, worker.hello

@@ -48,7 +48,7 @@ def labels_for(grading_id: str) -> dict[str, str]:
     """The labels that let a reaper tell whose container this is and whether its owner still lives."""
     labels = {
         LABEL: "1",
-        "grader.host.grading": grading_id,
+        "grader.grading": grading_id,
         "grader.owner_host": socket.gethostname(),
         "grader.owner_pid": str(os.getpid()),
     }
@@ -59,14 +59,18 @@ def labels_for(grading_id: str) -> dict[str, str]:
 
 def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits: Limits,
                      grading_id: str, gpu: GpuRequest | None = None, runtime: str = "runc",
-                     kernels: dict[str, list[str]] | None = None) -> dict:
-    """Everything ``client.containers.create`` gets: the whole lock-down in one place."""
+                     kernels: dict[str, list[str]] | None = None, ahead_s: float = 0.0) -> dict:
+    """Everything ``client.containers.create`` gets: the whole lock-down in one place.
+
+    ``ahead_s``: a container started ahead of its judge (``grader.backends.prestart``) may wait this long
+    before its grading begins: its lifetime is that much longer, and its worker waits for a greet."""
     mb = 1024 * 1024
     from docker.types import LogConfig, Ulimit
 
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
-    lifetime = int(limits.grading_timeout_s) + 60
-    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels)
+    lifetime = int(limits.grading_timeout_s + ahead_s) + 60
+    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels,
+                                                                     greet=ahead_s > 0)
     kwargs = dict(
         image=image,
         command=command,
@@ -217,6 +221,27 @@ def docker_starter(client, kwargs: dict):
     return start
 
 
+def attach_starter(client, container_id: str, grading_id: str):
+    """A function that takes over a container started ahead of this judge (``grader.backends.prestart``)
+    once: attach to it, make sure it is this grading's (its label), and ask its worker for the hello."""
+
+    def start() -> DockerTransport:
+        container = client.containers.get(container_id)
+        labels = container.labels or {}
+        if labels.get(LABEL) != "1" or labels.get("grader.grading") != grading_id:
+            raise RuntimeError(f"container {container_id[:12]} is not a sandbox started for grading {grading_id}")
+        try:
+            sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            transport = DockerTransport(client, container, sock)
+            transport.send(protocol.encode({"type": "greet"}))
+        except BaseException:
+            container.remove(force=True)
+            raise
+        return transport
+
+    return start
+
+
 def _pid_alive(pid: int) -> bool:
     """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
     try:
@@ -238,7 +263,7 @@ def reap(client, *, grading_id: str | None = None) -> int:
     Uses the engine's plain list (no inspect per container): other gradings remove
     their own containers concurrently, and one vanishing mid-listing is no error.
     """
-    filters = {"label": [f"{LABEL}=1"] + ([f"grader.host.grading={grading_id}"] if grading_id else [])}
+    filters = {"label": [f"{LABEL}=1"] + ([f"grader.grading={grading_id}"] if grading_id else [])}
     removed = 0
     for entry in client.api.containers(all=True, filters=filters):
         labels = entry.get("Labels") or {}

@@ -17,7 +17,7 @@ from grader.backends.client import Sandbox
 from grader.wire.grant import Flavor, flavor_for
 from grader.backends.gpu import LocalGpuSetup
 from grader.wire.grant import GpuRequest
-from grader.backends.staging import stage
+from grader.backends.staging import Staged, stage, stage_submission
 
 KINDS = ("docker", "local")
 
@@ -35,21 +35,30 @@ class SandboxInfo:
 
 def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Path, grading_id: str,
                  gpu: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
-                 local_gpu: LocalGpuSetup | None = None, guard: bool = True) -> tuple[Sandbox, SandboxInfo]:
+                 local_gpu: LocalGpuSetup | None = None, guard: bool = True,
+                 prestarted: tuple[str, Path] | None = None) -> tuple[Sandbox, SandboxInfo]:
     """Return ``(sandbox, info)``; the sandbox is not started yet. ``info`` goes into the report.
 
     ``local_gpu``: the local sandbox's set-up for a GPU grading (from ``plan_gpus``); a local sandbox asked
     for ``gpu`` without one is refused, never opened without the GPU.
     ``guard=False`` stages the file without the subset's runtime guard (``grader.sandbox.restricted``): the
     raw file, for the grader's own tests of the container, the wall that must hold against code that got
-    past the judge. The judge's plugin never passes it."""
+    past the judge. The judge's plugin never passes it.
+    ``prestarted``: ``(container id, staged folder)`` of a Docker sandbox the grader started for this grading
+    ahead of its judge (``grader.backends.prestart``): the submission is staged into that folder (its worker
+    has not looked yet) and the sandbox's first worker is that container, taken over by attaching to it."""
     if kind not in KINDS:
         raise UsageError(f"Unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}.")
     from grader.subset.guard import guard_lists
 
-    staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
-                   dest=workdir / "stage", shared=exercise.shared,
-                   guard=guard_lists(exercise) if guard else None)
+    lists = guard_lists(exercise) if guard else None
+    if prestarted is not None and kind == "docker":
+        staged = stage_submission(Staged(Path(prestarted[1])), submission=submission,
+                                  module_name=exercise.module_name, guard=lists)
+    else:
+        prestarted = None
+        staged = stage(probes=exercise.probes, submission=submission, module_name=exercise.module_name,
+                       dest=workdir / "stage", shared=exercise.shared, guard=lists)
     forbidden, kernels = exercise.config.forbidden.apis, exercise.config.forbidden.kernels
     limits = exercise.limits
     if kind == "local":
@@ -82,9 +91,11 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
                                                  grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
         start = docker_backend.docker_starter(client, kwargs)
+        if prestarted is not None:
+            first = docker_backend.attach_starter(client, prestarted[0], grading_id)
         info = SandboxInfo("docker", image=name, image_id=found.id)
         sweep = lambda: docker_backend.reap(client, grading_id=grading_id)  # noqa: E731
-    return Sandbox(start, call_timeout_s=limits.call_timeout_s,
+    return Sandbox(start, start_first=first if prestarted is not None else None, call_timeout_s=limits.call_timeout_s,
                    call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,
                    cpus=limits.cpus,
                    max_frame_bytes=limits.result_mb * 1024 * 1024,

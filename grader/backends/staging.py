@@ -70,12 +70,20 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
           guard: dict | None = None) -> Staged:
     """Copy the allowed parts into ``dest`` (which must be empty or absent); ``shared``: the exercise's shared.py;
     ``guard``: the judge's lists for the runtime guard (``grader.subset.guard``), None for none."""
+    stage_base(probes=probes, dest=dest, shared=shared)
+    return stage_submission(Staged(dest), submission=submission, module_name=module_name, guard=guard)
+
+
+def stage_base(*, probes: Path, dest: Path, shared: Path | None = None) -> Staged:
+    """Everything a sandbox sees that does not depend on the submission: the worker, its kit, the probes.
+
+    A sandbox started ahead of its submission (``grader.backends.prestart``) mounts this folder; the
+    judge adds the submission with :func:`stage_submission` before its first call."""
     dest.mkdir(parents=True, exist_ok=True)
     files = {
         **LIB_FILES,
         "probes/probes.py": probes,
         **({"probes/shared.py": shared} if shared is not None else {}),
-        f"submission/{module_name}.py": submission,
     }
     for rel, src in files.items():
         target = dest / rel
@@ -84,16 +92,34 @@ def stage(*, probes: Path, submission: Path, module_name: str, dest: Path, share
             target.write_text("")
         else:
             shutil.copyfile(src, target)
+    _readable(dest)
+    return Staged(dest)
+
+
+def stage_submission(staged: Staged, *, submission: Path, module_name: str, guard: dict | None = None) -> Staged:
+    """Add the candidate's file (and the judge's loader for it) to a folder :func:`stage_base` made.
+
+    Written by the judge on the host side of the read-only mount: the sandbox cannot change either
+    file, whether it was started before they were written or after."""
+    files = {f"submission/{module_name}.py": submission.read_bytes()}
     if guard is not None:
-        loader = dest / "subset" / f"{module_name}.py"
-        loader.parent.mkdir(parents=True, exist_ok=True)
-        loader.write_text(loader_source(module_name, guard), encoding="utf-8")
-    # Readable by the sandbox's unprivileged user, writable by nobody there.
+        files[f"subset/{module_name}.py"] = loader_source(module_name, guard).encode("utf-8")
+    for rel, data in files.items():
+        target = staged.root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")  # never half a file under the module's name
+        partial.write_bytes(data)
+        os.replace(partial, target)
+    _readable(staged.root)
+    return staged
+
+
+def _readable(dest: Path) -> None:
+    """Readable by the sandbox's unprivileged user, writable by nobody there."""
     for dirpath, dirnames, filenames in os.walk(dest):
         os.chmod(dirpath, 0o755)
         for name in filenames:
             os.chmod(os.path.join(dirpath, name), 0o644)
-    return Staged(dest)
 
 
 def loader_source(module_name: str, guard: dict) -> str:
@@ -105,7 +131,7 @@ def loader_source(module_name: str, guard: dict) -> str:
 
 def worker_argv(python: str, staged_root: str, forbidden: list[str],
                 rlimits: dict[str, tuple[int, int]] | None = None,
-                kernels: dict[str, list[str]] | None = None) -> list[str]:
+                kernels: dict[str, list[str]] | None = None, *, greet: bool = False) -> list[str]:
     """The worker's command line, with paths as seen from where it runs.
 
     ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
@@ -121,4 +147,6 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
         argv += [arg for pattern in patterns for arg in ("--kernel", f"{api}={pattern}")]
     for name, (soft, hard) in (rlimits or {}).items():
         argv += ["--rlimit", f"{name}={soft}:{hard}"]
+    if greet:
+        argv.append("--greet")
     return argv

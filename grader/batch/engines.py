@@ -9,7 +9,6 @@ sandbox are other processes), so threads are the right local unit.
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,7 +25,9 @@ RAY_MAX_RETRIES = 3
 
 def default_jobs() -> int:
     """One grading per core: each grading keeps about one core busy (judge + sandbox in turn)."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    from grader.backends.prestart import usable_cores
+
+    return usable_cores()
 
 
 class LocalEngine:
@@ -38,10 +39,17 @@ class LocalEngine:
 
     def submit(self, job: Job, *, num_gpus: float = 0, on_start: Callable[[], None] | None = None) -> Future:
         """``on_start`` is called, in the worker thread, when the grading begins (not while it waits for a thread)."""
-        return self.pool.submit(_started_then_graded, job, on_start)
+        # With a core to spare, each grading starts the next one's sandbox while it runs (grader.backends.prestart).
+        from grader.backends.prestart import worth_starting_ahead
+
+        ahead = job.sandbox == "docker" and worth_starting_ahead(self.jobs)
+        return self.pool.submit(_started_then_graded, replace(job, start_next=ahead), on_start)
 
     def close(self, *, cancel: bool = False) -> None:
         self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        from grader.backends import prestart
+
+        prestart.close_waiting()  # the sandbox started for a grading that will not come
 
 
 class RayEngine:

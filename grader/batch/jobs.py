@@ -33,6 +33,8 @@ class Job:
     #: The exercise as the driver loaded it from its catalog: a node whose copy differs refuses it before any
     #: check loads (not graded, naming both), rather than grading against other checks.
     fingerprint: str | None = None
+    #: Start the next grading's sandbox while this one runs (``grader.backends.prestart``): a batch on this machine.
+    start_next: bool = False
 
 
 def grade_job(job: Job) -> Report:
@@ -46,7 +48,7 @@ def grade_job(job: Job) -> Report:
             path.write_bytes(job.source)
             return grade(Path(job.exercise_root), path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed,
                          image=job.image, runtime=job.runtime, shown_path=job.shown_path,
-                         fingerprint=job.fingerprint)
+                         fingerprint=job.fingerprint, start_next=job.start_next)
     except GraderError as e:
         return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
     except Exception as e:  # a grader bug is not the candidate's fault either: never a score

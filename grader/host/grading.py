@@ -44,7 +44,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
           sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
           on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
-          given_as: str | None = None, answer_alone: bool = True) -> Report:
+          given_as: str | None = None, answer_alone: bool = True, start_next: bool = False) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
     sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
@@ -56,7 +56,9 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     it, which a parse error names (default: ``shown_path``, else the file's name).
     ``answer_alone`` (default): a file that does not parse, or is the exercise's stub byte for byte,
     is answered by the judge alone, without a sandbox (:func:`alone_reason`); ``grader validate``
-    turns it off, since grading the stub for real is how it proves the checks reject it."""
+    turns it off, since grading the stub for real is how it proves the checks reject it.
+    ``start_next``: a batch's grading: once this grading's sandbox is taken, the next one's is started
+    (``grader.backends.prestart``), so it boots while this grading runs."""
 
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
@@ -116,16 +118,36 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         return answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path, shown_path=shown_path,
                                       seed=seed, gpus=gpus, started_at=started_at, t0=t0, audit=audit)
 
-    with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
-        graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
-        graded.write_bytes(source)
-        run = run_checks(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                         gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
-                         local_gpu_env=plan.local.env if plan.local else None)
+    pre = _prestart(ex, sandbox, plan, image, oci, start_next)
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
+            graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
+            graded.write_bytes(source)
+            run = run_checks(ex, graded, sandbox=sandbox, seed=seed,
+                             grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
+                             gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
+                             local_gpu_env=plan.local.env if plan.local else None,
+                             prestarted=pre.handoff() if pre else None)
+    finally:
+        if pre is not None:
+            pre.discard()  # removed whatever the judge did (it removes what it took over itself)
     _fill(report, ex, run, audit)
     report = hindsight.annotate(report, untouched_stub=report.untouched_stub)
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
+
+
+def _prestart(ex: Exercise, sandbox: str, plan: GpuPlan, image: str | None, runtime: str | None,
+              start_next: bool):
+    """A Docker grading without a GPU: its sandbox, started before the judge (``grader.backends.prestart``)."""
+    if sandbox != "docker" or plan.request is not None:
+        return None
+    from grader.backends import prestart
+
+    pre = prestart.take(ex, image=image, runtime=runtime)
+    if start_next:
+        prestart.start_next(ex, image=image, runtime=runtime)
+    return pre
 
 
 def _gpu_plan(ex: Exercise, request: GpuRequest | None, kind: str, image: str | None) -> GpuPlan:

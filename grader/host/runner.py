@@ -47,8 +47,10 @@ class JudgeRun:
 
 def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
                 grading_id: str, gpus: str | None = None, image: str | None = None,
-                runtime: str | None = None, local_gpu_env: dict[str, str] | None = None) -> list[str]:
-    """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge."""
+                runtime: str | None = None, local_gpu_env: dict[str, str] | None = None,
+                prestarted: tuple[str, Path] | None = None) -> list[str]:
+    """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge. ``prestarted``:
+    ``(container id, staged folder)`` of this grading's sandbox, started ahead (``grader.backends.prestart``)."""
     args = [
         str(exercise.checks_dir),
         "-c", str(ini), "--rootdir", str(exercise.checks_dir), "--confcutdir", str(exercise.checks_dir),
@@ -68,6 +70,8 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
         args += ["--grader-image", image]
     if runtime:
         args += ["--grader-runtime", runtime]
+    if prestarted is not None:
+        args += ["--grader-prestarted", prestarted[0], "--grader-stage", str(prestarted[1])]
     return args
 
 
@@ -79,7 +83,8 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
                gpus: str | None = None, image: str | None = None, runtime: str | None = None,
                local_gpu_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (), timeout: float | None = None,
-               on_event: Callable[[JudgeEvent], None] | None = None) -> JudgeRun:
+               on_event: Callable[[JudgeEvent], None] | None = None,
+               prestarted: tuple[str, Path] | None = None) -> JudgeRun:
     """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
     ``timeout`` defaults to the exercise's grading deadline; ``on_event`` hears the events as they come."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
@@ -87,7 +92,7 @@ def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int,
         ini.write_text("[pytest]\n")
         args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
                            grading_id=grading_id, gpus=gpus, image=image, runtime=runtime,
-                           local_gpu_env=local_gpu_env) + list(extra_args)
+                           local_gpu_env=local_gpu_env, prestarted=prestarted) + list(extra_args)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:

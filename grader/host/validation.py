@@ -144,13 +144,18 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     if parity == sandbox:
         raise ValueError(f"parity compares two sandboxes: {sandbox!r} with itself compares nothing")
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each grading is its own judge and sandbox
+    from grader.backends.prestart import worth_starting_ahead
+
+    ahead = worth_starting_ahead(jobs)
     applied = tempfile.TemporaryDirectory(prefix="grader-mutants-")  # patched mutants, as files grade() takes
 
     def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
         # Never answered alone: grading the untouched stub for real is how validate proves the checks reject it.
+        # With a core to spare, the next grading's sandbox starts while this one runs (grader.backends.prestart):
+        # the pool takes the corpus in order, so the next grading is mostly of the same exercise.
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
-                       gpus=gpus, answer_alone=False)
+                       gpus=gpus, answer_alone=False, start_next=where == "docker" and ahead)
         return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
                 time.perf_counter())
 
@@ -183,6 +188,9 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # stopped early (Ctrl-C): drop what has not started
         applied.cleanup()
+        from grader.backends import prestart
+
+        prestart.close_waiting()  # the sandbox started for a grading that will not come
 
 
 def needs_gpu(name: str) -> str:

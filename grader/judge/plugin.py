@@ -64,6 +64,10 @@ def pytest_addoption(parser):
     group.addoption("--grader-local-gpu-env", help="local sandbox with a GPU: the environment its plan passes on, "
                     "as JSON (default: planned here, from what this machine's torch sees)")
     group.addoption("--grader-id", help="grading id used to label containers")
+    group.addoption("--grader-prestarted", help="docker sandbox: the id of this grading's container, started "
+                    "ahead of the judge (grader.backends.prestart)")
+    group.addoption("--grader-stage", help="with --grader-prestarted: the staged folder that container mounts, "
+                    "where the judge stages the submission")
     group.addoption("--grader-fingerprint", help="the exercise's fingerprint as the caller loaded it: refused "
                                                  "before any conftest or check loads when its files differ")
 
@@ -135,6 +139,11 @@ def importable(checks_dir: Path, shared: Path | None = None) -> None:
         spec.loader.exec_module(module)
 
 
+def _prestarted(config) -> tuple[str, Path] | None:
+    container, stage = config.getoption("grader_prestarted"), config.getoption("grader_stage")
+    return (container, Path(stage)) if container and stage else None
+
+
 class GraderPlugin:
     def __init__(self, config, submission: Path):
         from hypothesis import HealthCheck, settings
@@ -176,7 +185,7 @@ class GraderPlugin:
                 kind, exercise=self.exercise, submission=submission,
                 workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
                 gpu=request, image=config.getoption("grader_image"),
-                runtime=config.getoption("grader_runtime"),
+                runtime=config.getoption("grader_runtime"), prestarted=_prestarted(config),
                 local_gpu=_local_gpu(config, self.exercise, request) if request and kind == "local" else None)
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:

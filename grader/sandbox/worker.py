@@ -12,7 +12,7 @@ list, which the judge names in its own words.
 It imports the standard library, torch, ``grader.wire.protocol`` and the files staged
 beside it only, because it runs from a read-only copy in a bare runtime image. Start it as
 ``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
-[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...]``.
+[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...] [--greet]``.
 
 Channels: the protocol uses private duplicates of the original stdin/stdout.
 File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
@@ -214,6 +214,8 @@ def main(argv=None) -> None:
     parser.add_argument("--kernel", action="append", default=[], help="API=PATTERN: a kernel that stands for API")
     parser.add_argument("--rlimit", action="append", default=[], help="RLIMIT_NAME=SOFT:HARD (repeatable)")
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
+    parser.add_argument("--greet", action="store_true",
+                        help="started ahead of its judge: say hello only once asked (a greet frame)")
     args = parser.parse_args(argv)
     rlimits = apply_rlimits(args.rlimit)  # first: nothing heavy or foreign has run yet
     _exit_with_the_judge()
@@ -267,6 +269,12 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         kernels.setdefault(api, []).append(pattern)
     # Before the probes (and through them the candidate's module) are imported: see grader.sandbox.removal.
     forbidden = removal.install(args.forbid, kernels, candidate_dirs=[args.submission_dir])
+    if args.greet:
+        # Started ahead of its judge (grader.backends.prestart): nobody may be listening yet, so the hello
+        # waits for the judge's greet. Nothing of the submission has been read: it may not be staged yet.
+        message = protocol.read_frame(read)
+        if message.get("type") != "greet":
+            raise protocol.ProtocolError(f"worker expected a greet, got {message.get('type')!r}")
     send({
         "type": "hello",
         "torch": str(torch.__version__),

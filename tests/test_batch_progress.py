@@ -96,9 +96,16 @@ def test_the_local_engine_says_a_grading_started_when_a_thread_takes_it_not_when
     monkeypatch.setattr(engines, "grade_job", lambda job: release.result(timeout=60))
     engine = LocalEngine(jobs=1)
     started: list[str] = []
+    from grader.batch.jobs import Job
+    from grader.batch.store import Key
+
+    def job(candidate: str) -> Job:
+        return Job(key=Key(candidate, "toy", "0" * 64, "1.0.0"), exercise_root="toy", filename="toy.py", source=b"",
+                   sandbox="local")
+
     try:
-        first = engine.submit("first", on_start=lambda: started.append("first"))
-        second = engine.submit("second", on_start=lambda: started.append("second"))
+        first = engine.submit(job("first"), on_start=lambda: started.append("first"))
+        second = engine.submit(job("second"), on_start=lambda: started.append("second"))
         for _ in range(1200):  # the first is taken by the one thread; the second waits for it
             if started:
                 break

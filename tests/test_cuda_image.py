@@ -132,9 +132,9 @@ def test_a_grading_with_gpus_opens_the_cuda_image_and_one_without_the_cpu_image(
     cuda, cpu = naming.runtime_image_name(flavor=Flavor.CUDA), naming.runtime_image_name()
     client = _Client(present=[cuda, cpu])
     _, info = _open(monkeypatch, tmp_path / "a", client, GpuRequest(count=-1))
-    assert info["image"] == cuda
+    assert info.image == cuda
     _, info = _open(monkeypatch, tmp_path / "b", client, None)
-    assert info["image"] == cpu
+    assert info.image == cpu
 
 
 def test_no_cuda_image_built_is_not_graded_and_says_how_to_build_it(monkeypatch, tmp_path):

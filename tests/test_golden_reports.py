@@ -8,9 +8,9 @@ the grader's and torch's versions, and the clock's figures in a timeout's messag
 that changes (a score, a status, a message, a warning, a diagnosis, a follow-up, the order of
 anything) fails here, naming the case.
 
-The set: the toy's corpus (reference, variant, both mutants, a file that prints), toy answers made
-for this test (``fixtures/golden_submissions/``: a NaN, an exception, a timeout, a parse error, a
-file outside the subset), the stub answered alone and graded for real; and (``slow``) the reference
+The set: the toy's corpus (reference, variant, both mutants), toy answers made for this test
+(``fixtures/golden_submissions/``: a file that prints markup, a NaN, an exception, a timeout, a parse
+error, a file outside the subset), the stub answered alone and graded for real; and (``slow``) the reference
 and held-in mutants of seven exercises, a forbidden API, NaN answers and the stub answered alone
 among them. Record again after an intended change, and read the diff:
 
@@ -57,7 +57,7 @@ TOY_CASES = [
     Case("toy_variant_loop", TOY, "tests/fixtures/toy_solutions/toy/variants/loop.py"),
     Case("toy_mutant_uses_mul", TOY, "tests/fixtures/toy_solutions/toy/mutants/uses_mul.py"),
     Case("toy_mutant_wrong_for_long", TOY, "tests/fixtures/toy_solutions/toy/mutants/wrong_for_long.py"),
-    Case("toy_prints", TOY, "tests/fixtures/toy_submissions/prints.py"),
+    Case("toy_prints", TOY, "tests/fixtures/golden_submissions/toy_prints.py"),
     Case("toy_nan", TOY, "tests/fixtures/golden_submissions/toy_nan.py"),
     Case("toy_raises", TOY, "tests/fixtures/golden_submissions/toy_raises.py"),
     Case("toy_parse_error", TOY, "tests/fixtures/golden_submissions/toy_parse_error.py"),
@@ -99,6 +99,10 @@ VARYING_ENVIRONMENT = {"grader_version": "<version>", "torch_version": "<version
 #: the judge's working folder (``grader-judge-XXXX``, where the sandbox's files are staged), the checkout's own
 #: folder, and an object's address in a repr (``<CheckSandbox object at 0x7f...>``).
 RUN_PLACES = [(re.compile(re.escape(tempfile.gettempdir()) + r"/grader-judge-[A-Za-z0-9_]+"), "<judge workdir>"),
+              # pytest writes a path relative to the judge's folder where that is shorter: ``../fresh/grader/..``
+              # for a checkout that shares its parent with the temporary folder (a clone under /tmp).
+              (re.compile(r"(?<![\w./])(?:\.\./)+" + re.escape(os.path.relpath(
+                  HERE.parent, os.path.commonpath([tempfile.gettempdir(), str(HERE.parent)]))) + "/"), "<repo>/"),
               (re.compile(re.escape(str(HERE.parent)) + "/"), "<repo>/"),
               (re.compile(r" object at 0x[0-9a-f]+>"), " object at 0x...>")]
 #: The fields of a check that can quote them.
@@ -188,3 +192,10 @@ def test_normalising_keeps_everything_but_what_varies():
                               {"status": "failed", "duration_s": 0.0, "message": "a: it used 3",
                                "details": 'File "<judge workdir>/stage/x.py" <repo>/grader/judge/expect.py:37 '
                                           "sandbox=<a.B object at 0x...>"}]}
+
+
+def test_a_path_pytest_wrote_relative_to_the_judges_folder_is_the_checkout_too():
+    """A clone beside the temporary folder (``/tmp/fresh``) is quoted as ``../fresh/...`` by pytest."""
+    tail = os.path.relpath(HERE.parent, os.path.commonpath([tempfile.gettempdir(), str(HERE.parent)]))
+    report = {"environment": {}, "checks": [{"status": "failed", "details": f"../{tail}/grader/judge/expect.py:37"}]}
+    assert normalised(report, "toy.py")["checks"][0]["details"] == "<repo>/grader/judge/expect.py:37"

@@ -160,9 +160,12 @@ class GraderPlugin:
         self.session = None
         # Health checks judge the author's strategies, never the candidate: a candidate
         # must not lose a point because a strategy filters too much or a call is slow.
+        # The parent is hypothesis's own default, never the profile loaded now: with a CI variable in the
+        # environment hypothesis loads its "ci" profile, whose derandomize=True would replace the exercise's
+        # seed with one of its own, so the same file would meet other inputs on a CI runner than anywhere else.
         settings.register_profile(
-            "grader", deadline=None, database=None, print_blob=False,
-            max_examples=self.exercise.config.checks.max_examples,
+            "grader", parent=settings.get_profile("default"), derandomize=False, deadline=None, database=None,
+            print_blob=False, max_examples=self.exercise.config.checks.max_examples,
             suppress_health_check=list(HealthCheck), phases=shrinking.PHASES,
         )
         settings.load_profile("grader")

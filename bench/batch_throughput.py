@@ -29,6 +29,8 @@ import time
 from itertools import cycle
 from pathlib import Path
 
+from tree_at import tree_at  # bench/tree_at.py: the code at --base REF
+
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions" / "attention"
 
@@ -206,12 +208,7 @@ def main() -> None:
         make_submissions(subs, args.n)
         trees: dict[str, Path | None] = {"here": None}
         if args.base:
-            base = Path(tmp) / "base"
-            base.mkdir()
-            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base], capture_output=True,
-                                     check=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-            trees = {args.base: base, **trees}
+            trees = {args.base: tree_at(args.base, Path(tmp) / "base"), **trees}
         results = {}
         for jobs in (1, 2):
             for name, tree in trees.items():

@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tree_at import tree_at  # bench/tree_at.py: the code at --base REF
+
 REPO = Path(__file__).resolve().parent.parent
 
 #: Appended to the attention reference: every function the probes call does this first.
@@ -89,14 +91,6 @@ def corpus(workdir: Path) -> list[Case]:
         (folder / "attention.py").write_text(source)
         cases.append(Case(f"attention/{name}", "attention", folder / "attention.py"))
     return cases
-
-
-def tree_at(ref: str, dest: Path) -> Path:
-    """The repository's files at ``ref`` (committed content only), unpacked under ``dest``."""
-    dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-    return dest
 
 
 def exercises_of(tree: Path, dest: Path) -> dict[str, Path]:

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tree_at import tree_at  # bench/tree_at.py: the code at --base REF
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -63,11 +65,7 @@ def main() -> None:
                             events=Path(tmp) / "events.jsonl", ini=ini, grading_id="bench")
         base = None
         if args.base:
-            tree = Path(tmp) / "base"
-            tree.mkdir()
-            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base], capture_output=True,
-                                     check=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+            tree = tree_at(args.base, Path(tmp) / "base")
             # The same exercise files (this tree's catalog), named: the base's catalog is its own copy.
             argv = [sys.executable, "-P", "-m", "grader", "submit", ex.name, str(file), "--exercise-root",
                     str(ex.root.parent), *sandboxed[6:]]

@@ -150,14 +150,28 @@ def test_grading_deadline_times_out_the_unfinished_checks(tmp_path):
 
     ex = tmp_path / "toy"
     shutil.copytree(TOY, ex)
-    toml = (ex / "exercise.toml").read_text().replace("grading_timeout_s = 120", "grading_timeout_s = 4")
-    (ex / "exercise.toml").write_text(toml.replace("call_timeout_s = 3", "call_timeout_s = 30"))
+    # 20 s: the judge must have collected its checks by then, on a loaded machine too (see the next test).
+    toml = (ex / "exercise.toml").read_text().replace("grading_timeout_s = 120", "grading_timeout_s = 20")
+    (ex / "exercise.toml").write_text(toml.replace("call_timeout_s = 3", "call_timeout_s = 120"))
     slow = tmp_path / "toy.py"
     slow.write_text("import torch\n\ndef scale(x, factor):\n    torch.futures.Future().wait()  # blocks for good\n")
     report = grade(ex, slow, sandbox="local")
-    assert report.graded and report.score == 0
+    assert report.graded and report.score == 0, report.not_graded_reason
     assert {c.status for c in report.checks} == {Status.TIMEOUT}
-    assert any("4 s deadline" in c.message for c in report.checks)
+    assert any("20 s deadline" in c.message for c in report.checks)
+
+
+def test_a_grading_deadline_that_passes_before_any_check_is_collected_is_not_graded_and_says_so(tmp_path):
+    """Nothing of the candidate's was judged: "not graded, rerun", naming the deadline, never a zero."""
+    import shutil
+
+    ex = tmp_path / "toy"
+    shutil.copytree(TOY, ex)
+    toml = (ex / "exercise.toml").read_text().replace("grading_timeout_s = 120", "grading_timeout_s = 0.001")
+    (ex / "exercise.toml").write_text(toml)
+    report = grade(ex, TOY / "solution.py", sandbox="local")
+    assert not report.graded
+    assert "ran past its 0.001 s deadline before the judge had collected its checks" in report.not_graded_reason
 
 
 def test_a_forbidden_package_found_in_the_source_costs_every_check(tmp_path):

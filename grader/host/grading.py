@@ -297,7 +297,11 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
         _not_graded(report, run.infra)
         return
     if not run.collected:
-        _not_graded(report, "the judge collected no checks" + _log_hint(run))
+        if run.timed_out:  # no check had begun: nothing of the candidate's was judged, the machine was slow
+            _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before the "
+                                "judge had collected its checks (a busy machine?): rerun" + _log_hint(run))
+        else:
+            _not_graded(report, "the judge collected no checks" + _log_hint(run))
         return
     _remember_checks(ex, run.collected)
     checks = []

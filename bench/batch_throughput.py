@@ -85,7 +85,7 @@ def tree_parts(root: int) -> dict[str, list[int]]:
         pids |= frontier
     # A judge is forked from the server without an exec: it has the server's command line, and the server
     # is its parent. The server is the one whose parent is not a server.
-    zygotes = {p for p in pids if "grader.judge.zygote" in _cmdline(p)}
+    zygotes = {p for p in pids if "grader.host.zygote" in _cmdline(p)}
     servers = {p for p in zygotes if parents.get(p) not in zygotes}
     parts: dict[str, list[int]] = {"driver": [root], "server": sorted(servers), "judges": [], "other": []}
     for pid in sorted(pids - {root} - servers):

@@ -109,7 +109,7 @@ def main() -> None:
                     continue
                 for child in children(proc.pid):
                     try:
-                        if b"grader.judge.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        if b"grader.host.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
                             server_own, judges_reaped = proc_cpu(child)
                             live = sum(sum(proc_cpu(j)) for j in children(child))
                             last["server"], last["judges"] = server_own, judges_reaped + live

@@ -154,6 +154,26 @@ def containers_memory(ids: list[str] | None = None) -> dict[str, int]:
     return out
 
 
+def while_sampling(proc: subprocess.Popen, sample, *, every_s: float) -> tuple[str, float]:
+    """Call ``sample()`` every ``every_s`` seconds on a thread until ``proc`` ends; its stderr, and when it ended
+    (``time.perf_counter``). Shared by the benchmarks that read a batch's memory or CPU while it runs."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            sample()
+
+    sampler = threading.Thread(target=loop, daemon=True)
+    sampler.start()
+    try:
+        _, err = proc.communicate()
+        ended = time.perf_counter()
+    finally:
+        stop.set()
+        sampler.join()
+    return err, ended
+
+
 def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[float, int, dict]:
     """One ``grader batch``; ``tree``: the grader's code from there (a ``--base`` ref's), else this one's."""
     argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", str(jobs)]
@@ -164,25 +184,19 @@ def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[flo
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=out.parent)
-    peak, stop = [0, {}], threading.Event()
+    peak, ids, ticks = [0, {}], [], [0]
 
     def sample():
-        ids, n = [], 0
-        while not stop.wait(0.25):
-            if n % 4 == 0:  # the engine is asked for the list once a second; the cgroups are read every time
-                ids = _our_containers()
-            n += 1
-            tree, boxes = tree_memory(proc.pid), containers_memory(ids)
-            if tree["pss"] + boxes["usage"] > peak[0]:
-                peak[0] = tree["pss"] + boxes["usage"]
-                peak[1] = {**tree, **{f"box_{k}": v for k, v in boxes.items()}}
+        if ticks[0] % 4 == 0:  # the engine is asked for the list once a second; the cgroups are read every time
+            ids[:] = _our_containers()
+        ticks[0] += 1
+        tree, boxes = tree_memory(proc.pid), containers_memory(ids)
+        if tree["pss"] + boxes["usage"] > peak[0]:
+            peak[0] = tree["pss"] + boxes["usage"]
+            peak[1] = {**tree, **{f"box_{k}": v for k, v in boxes.items()}}
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = proc.communicate()
-    seconds = time.perf_counter() - t0
-    stop.set()
-    sampler.join()
+    err, ended = while_sampling(proc, sample, every_s=0.25)
+    seconds = ended - t0
     if proc.returncode != 0:
         sys.exit(f"batch --jobs {jobs} failed ({proc.returncode}):\n{err[-2000:]}")
     return seconds, peak[0], peak[1]

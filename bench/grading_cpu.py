@@ -27,12 +27,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from batch_throughput import make_submissions  # noqa: E402  (the same 40-file mix, cycled)
+from batch_throughput import make_submissions, while_sampling  # noqa: E402  (the same 40-file mix, cycled)
 
 TICK = os.sysconf("SC_CLK_TCK")
 TAG = f"bench-cpu-{os.getpid()}"
@@ -98,38 +97,32 @@ def main() -> None:
                                 env=dict(os.environ, GRADER_TAG=TAG))
         last: dict[str, float] = {}  # the latest reading of each part, kept after its process is gone
         boxes: dict[str, float] = {}
-        stop = threading.Event()
 
         def sample() -> None:
-            while not stop.wait(0.2):
+            try:
+                own, _ = proc_cpu(proc.pid)
+                last["driver"] = own
+            except OSError:
+                return
+            for child in children(proc.pid):
                 try:
-                    own, _ = proc_cpu(proc.pid)
-                    last["driver"] = own
+                    if b"grader.host.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        server_own, judges_reaped = proc_cpu(child)
+                        live = sum(sum(proc_cpu(j)) for j in children(child))
+                        last["server"], last["judges"] = server_own, judges_reaped + live
                 except OSError:
-                    continue
-                for child in children(proc.pid):
-                    try:
-                        if b"grader.host.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
-                            server_own, judges_reaped = proc_cpu(child)
-                            live = sum(sum(proc_cpu(j)) for j in children(child))
-                            last["server"], last["judges"] = server_own, judges_reaped + live
-                    except OSError:
-                        pass
-                try:
-                    ids = [c["Id"] for c in engine.api.containers(filters={"label": f"grader.tag={TAG}"})]
-                except Exception:
-                    ids = []
-                for cid in ids:
-                    used = container_cpu(cid)
-                    if used is not None:
-                        boxes[cid] = max(boxes.get(cid, 0.0), used)
+                    pass
+            try:
+                ids = [c["Id"] for c in engine.api.containers(filters={"label": f"grader.tag={TAG}"})]
+            except Exception:
+                ids = []
+            for cid in ids:
+                used = container_cpu(cid)
+                if used is not None:
+                    boxes[cid] = max(boxes.get(cid, 0.0), used)
 
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        _, err = proc.communicate()
-        wall = time.perf_counter() - t0
-        stop.set()
-        sampler.join()
+        err, ended = while_sampling(proc, sample, every_s=0.2)
+        wall = ended - t0
         daemons = sum(sum(proc_cpu(p)) for p in (dockerd, containerd) if p) + proc_cpu(1)[1] - daemons0
     if proc.returncode != 0:
         sys.exit(f"batch failed ({proc.returncode}):\n{err[-2000:]}")

@@ -21,7 +21,8 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.host import decision
 from grader.hindsight.annotate import Hindsight
-from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
+from grader.host.source_check import audit_submission
+from grader.subset.audit import SourceAudit, parse_only
 from grader.host.runner import JudgeRun, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
                                   split_check_id, total)
@@ -112,7 +113,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         report.duration_s = round(time.perf_counter() - t0, 3)
         return report
     # The trusted decision about what the source may run: made here, from the text, before it runs.
-    audit = audit_exercise_file(ex, source.decode("utf-8", "replace"))
+    audit = audit_submission(ex, source.decode("utf-8", "replace"))
     report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
     if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
         return answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path, shown_path=shown_path,
@@ -188,7 +189,7 @@ def answered_alone(ex: Exercise, source: bytes, *, given_as: str) -> bool:
     exercise's subset): a caller then has no sandbox to choose, no engine to ask."""
     if alone_reason(ex, source, given_as=given_as) is not None:
         return True
-    return audit_exercise_file(ex, source.decode("utf-8", "replace")).blocking
+    return audit_submission(ex, source.decode("utf-8", "replace")).blocking
 
 
 def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, path: Path, shown_path: str | None,

@@ -74,9 +74,10 @@ class _Server:
     def alive(self) -> bool:
         return not self.closed and self.proc.poll() is None
 
-    def start(self, argv: list[str], *, cwd: str, log: str) -> Judge:
+    def start(self, request: dict) -> Judge:
+        """Fork one child for ``request`` (``grader.host.zygote``'s fields, less its id)."""
         judge = Judge(uuid.uuid4().hex)
-        line = json.dumps({"id": judge.id, "argv": argv, "cwd": cwd, "log": log, "env": judge_environment()}) + "\n"
+        line = json.dumps({"id": judge.id, **request}) + "\n"
         with self.lock:
             self.judges[judge.id] = judge
             if self.closed:  # died after start_judge checked it: this judge never runs
@@ -118,14 +119,37 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def start_judge(argv: list[str], *, cwd: str, log: str) -> Judge:
-    """Fork ``pytest argv`` from the warm server (started on first use, restarted if it died)."""
+def _running_server() -> _Server:
+    """The warm server, started on first use and restarted if it died."""
     global _server
     with _server_lock:
         if _server is None or not _server.alive():
             _server = _Server()
-        server = _server
-    return server.start(argv, cwd=cwd, log=log)
+        return _server
+
+
+def start_judge(argv: list[str], *, cwd: str, log: str) -> Judge:
+    """Fork ``pytest argv`` from the warm server."""
+    return _running_server().start({"argv": argv, "cwd": cwd, "log": log, "env": judge_environment()})
+
+
+def run_audit(request_json: str, *, timeout: float) -> str | None:
+    """A subset check (``grader.subset.audit.AuditRequest`` as JSON) run in a child of the warm server, which
+    has torch imported for its identity lookups; its ``SourceAudit`` as JSON, or None if the child gave none
+    (the server died, the child failed or ran past ``timeout``): the caller then runs the same code itself."""
+    with tempfile.TemporaryDirectory(prefix="grader-audit-") as tmp:
+        given, answer = os.path.join(tmp, "request.json"), os.path.join(tmp, "audit.json")
+        with open(given, "w", encoding="utf-8") as f:
+            f.write(request_json)
+        child = _running_server().start({"task": "audit", "input": given, "out": answer,
+                                         "log": os.path.join(tmp, "audit.log")})
+        if not child.wait(timeout):
+            child.kill()
+            return None
+        if child.exitcode != 0 or not os.path.exists(answer):
+            return None
+        with open(answer, encoding="utf-8") as f:
+            return f.read()
 
 
 def judge_environment() -> dict[str, str]:

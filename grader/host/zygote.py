@@ -2,7 +2,8 @@
 
 Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by
 hand. It reads one JSON request per line on stdin (``{"id", "argv", "cwd",
-"log", "env"}``) and answers on stdout with ``{"id", "pid"}`` when a judge is forked and
+"log", "env"}`` for a judge, ``{"id", "task": "audit", "input", "out", "log"}`` for
+a submission's subset check, which looks torch's objects up) and answers on stdout with ``{"id", "pid"}`` when a judge is forked and
 ``{"id", "exit"}`` when it ends. It stays single-threaded, so forking is safe,
 and exits when stdin closes: the grader that started it is gone. Its children
 get SIGKILL when it exits, so no judge outlives either.
@@ -27,7 +28,8 @@ import sys
 #: 400 modules), and the Docker SDK with requests.
 PRELOAD = ("torch", "numpy", "pytest", "hypothesis", "safetensors.torch", "sympy", "torch.fx", "torch.distributed",
            "torch.testing", "docker", "grader.judge.plugin", "grader.judge.expect", "grader.judge.calls",
-           "grader.backends.factory", "grader.backends.docker_backend", "grader.backends.local_backend")
+           "grader.backends.factory", "grader.backends.docker_backend", "grader.backends.local_backend",
+           "grader.subset.audit")
 
 
 def serve() -> None:
@@ -67,7 +69,7 @@ def serve() -> None:
                 if pid == 0:
                     for fd in (replies, wake_r, wake_w):
                         os.close(fd)
-                    _judge(request)
+                    (_audit if request.get("task") == "audit" else _judge)(request)
                 children[pid] = request["id"]
                 _reply(replies, {"id": request["id"], "pid": pid})
         _reap(children, replies)
@@ -128,6 +130,30 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _audit(request: dict) -> None:  # the forked child: one subset check, its answer written to a file
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        from grader.host.warm import die_with_parent
+
+        die_with_parent()
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        from grader.subset.audit import AUDIT_JSON, AuditRequest
+
+        with open(request["input"], encoding="utf-8") as f:
+            audit = AuditRequest.model_validate_json(f.read()).run()
+        with open(request["out"], "wb") as f:
+            f.write(AUDIT_JSON.dump_json(audit))
+        code = 0
+    except BaseException as e:  # noqa: BLE001 - the caller gets no answer and runs the check itself
+        print(f"grader audit failed: {e!r}", file=sys.stderr)
+    finally:
+        os._exit(code)
 
 
 if __name__ == "__main__":

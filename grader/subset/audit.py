@@ -26,6 +26,8 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
 from grader.subset.config import ForbiddenConfig, SubsetConfig
 from grader.subset.names import Names
 from grader.subset.policy import Policy
@@ -79,16 +81,43 @@ def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filen
     return SourceAudit(True, found.forbidden, found.violations, packages=packages)
 
 
-def audit_exercise_file(ex, source: str, *, filename: str | None = None) -> SourceAudit:
-    """``audit_source`` under ``ex``'s own forbidden list, subset and stub names (what a grading uses)."""
+class AuditRequest(BaseModel):
+    """Everything one audit reads, as plain data: what :func:`audit_exercise_file` hands to
+    :func:`audit_source`, so the audit can run in another of the judge's processes
+    (``grader.host.source_check``: the warm server's, where torch is imported already)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str
+    filename: str
+    forbidden: ForbiddenConfig
+    subset: SubsetConfig | None = None
+    own_names: tuple[str, ...] = ()
+
+    def run(self) -> SourceAudit:
+        return audit_source(self.source, self.forbidden, filename=self.filename, subset=self.subset,
+                            own_names=frozenset(self.own_names))
+
+
+#: A :class:`SourceAudit` to and from JSON (its parts are the report model's own types).
+AUDIT_JSON = TypeAdapter(SourceAudit)
+
+
+def exercise_audit_request(ex, source: str, *, filename: str | None = None) -> AuditRequest:
+    """The audit a grading of ``source`` runs: under ``ex``'s own forbidden list, subset and stub names."""
     from grader.subset.rules import stub_names
 
     try:
         own = stub_names(ex.stub.read_text(encoding="utf-8"))
     except OSError:
         own = frozenset()
-    return audit_source(source, ex.config.forbidden, filename=filename or ex.config.exercise.submission,
-                        subset=ex.config.subset, own_names=own)
+    return AuditRequest(source=source, filename=filename or ex.config.exercise.submission,
+                        forbidden=ex.config.forbidden, subset=ex.config.subset, own_names=tuple(sorted(own)))
+
+
+def audit_exercise_file(ex, source: str, *, filename: str | None = None) -> SourceAudit:
+    """``audit_source`` under ``ex``'s own forbidden list, subset and stub names (what a grading uses)."""
+    return exercise_audit_request(ex, source, filename=filename).run()
 
 
 def parse_only(source: str, *, filename: str) -> SourceAudit:

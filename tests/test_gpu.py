@@ -7,6 +7,7 @@ from grader.exercise import GpuPolicy
 from grader.backends.gpu import DockerGpuCapabilities, LocalGpuCapabilities, LocalGpuSetup, gpu_request, gpu_skip_reason, plan_gpus
 from grader.wire.grant import GpuRequest, parse_gpus
 from grader.backends.gpu_probe import read_answer
+from grader.reports.warning import WarningCode
 
 
 @pytest.mark.parametrize("spec, request_", [
@@ -37,14 +38,14 @@ def test_device_request_matches_docker_run_gpus():
 def test_policy_none_never_requests_and_says_so():
     assert gpu_request(GpuPolicy.NONE, None) == (None, None)
     request, warning = gpu_request(GpuPolicy.NONE, "all")
-    assert request is None and "ignored" in warning
+    assert request is None and warning.code is WarningCode.GPUS_IGNORED and "ignored" in warning.message
     assert plan_gpus(GpuPolicy.NONE, GpuRequest(count=-1), None).request is None
 
 
 def test_policy_optional_requests_when_asked_and_warns_otherwise():
     assert gpu_request(GpuPolicy.OPTIONAL, "1") == (GpuRequest(count=1), None)
     request, warning = gpu_request(GpuPolicy.OPTIONAL, None)
-    assert request is None and "skipped" in warning
+    assert request is None and warning.code is WarningCode.NO_GPUS and "skipped" in warning.message
     assert plan_gpus(GpuPolicy.OPTIONAL, None, None).request is None
 
 

@@ -6,7 +6,9 @@ import pytest
 
 from grader.errors import UsageError
 from grader.host.grading import grade
+from grader.backends.local_backend import NOT_ISOLATED
 from grader.reports.model import Status
+from grader.reports.warning import WarningCode
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SUBS = Path(__file__).parent / "fixtures" / "toy_submissions"
@@ -23,7 +25,7 @@ def test_reference_gets_full_marks_and_a_complete_environment():
     env = report.environment
     assert len(env.submission_sha256) == 64 and env.exercise_version == "1.0.0"
     assert env.torch_version and env.hypothesis_seed == 0 and env.limits["call_timeout_s"] == 3
-    assert any("not isolated" in w for w in report.warnings)
+    assert [w.message for w in report.warned(WarningCode.NOT_ISOLATED)] == [NOT_ISOLATED]
 
 
 def test_stub_gets_zero_with_the_reason_on_every_check():
@@ -75,7 +77,8 @@ def test_empty_submission_is_graded_zero_with_a_warning(tmp_path):
     empty = tmp_path / "toy.py"
     empty.write_text("")
     report = grade(TOY, empty, sandbox="local")
-    assert report.graded and report.score == 0 and "the submission file is empty" in report.warnings
+    assert report.graded and report.score == 0
+    assert [w.message for w in report.warned(WarningCode.EMPTY_FILE)] == ["the submission file is empty"]
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -14,6 +14,7 @@ and review the diff before keeping it.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 from pathlib import Path
@@ -432,3 +433,15 @@ def test_an_outcome_diagnosis_names_no_mutant_in_any_format():
     for fmt, text in _all_formats(report).items():
         assert "no named mistake: every lost check timed out (5 of 5)" in " ".join(text.split()), fmt
         assert "mutant )" not in text and "mutant ``" not in text and "mutant <code></code>" not in text, fmt
+
+
+def test_a_warning_keeps_its_code_through_json_and_an_old_plain_warning_reads_as_unclassified():
+    from grader.reports.warning import ReportWarning, WarningCode
+
+    new = mixed_report().model_copy(update={"warnings": [ReportWarning(code=WarningCode.EMPTY_FILE, message="empty")]})
+    assert report_from_json(new.to_json()).warnings == new.warnings
+    old = json.loads(new.to_json())
+    old["warnings"] = ["written before codes"]
+    assert report_from_json(json.dumps(old)).warnings == [ReportWarning(code=WarningCode.UNCLASSIFIED,
+                                                                         message="written before codes")]
+    assert render_markdown(report_from_json(json.dumps(old))).count("written before codes") == 1

@@ -25,6 +25,7 @@ from grader.subset.audit import SourceAudit, audit_exercise_file, parse_only
 from grader.host.runner import JudgeRun, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
                                   split_check_id, total)
+from grader.reports.warning import ReportWarning, WarningCode
 from grader.backends.choice import SandboxChoice, choose_sandbox
 from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
 from grader.wire.events import JudgeEvent
@@ -96,17 +97,17 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     report.warnings += _source_warnings(source)
     report.untouched_stub = is_untouched_stub(ex, source)
     if report.untouched_stub:
-        report.warnings.append(UNTOUCHED_STUB)
+        report.warnings.append(ReportWarning(code=WarningCode.UNTOUCHED_STUB, message=UNTOUCHED_STUB))
     if choice.note:
-        report.warnings.append(choice.note)
+        report.warnings.append(ReportWarning(code=WarningCode.SANDBOX_FALLBACK, message=choice.note))
     if gpu_warning:
         report.warnings.append(gpu_warning)
     if sandbox == "local":
         from grader.backends.local_backend import NOT_ISOLATED
 
-        report.warnings.append(NOT_ISOLATED)
+        report.warnings.append(ReportWarning(code=WarningCode.NOT_ISOLATED, message=NOT_ISOLATED))
     if plan.local is not None:
-        report.warnings.append(plan.local.describe(ex.limits.memory_mb))
+        report.warnings.append(ReportWarning(code=WarningCode.LOCAL_GPU, message=plan.local.describe(ex.limits.memory_mb)))
     if refusal is not None:
         _not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else ""))
         report.duration_s = round(time.perf_counter() - t0, 3)
@@ -260,9 +261,9 @@ def is_untouched_stub(ex: Exercise, source: bytes) -> bool:
         return False
 
 
-def _source_warnings(source: bytes) -> list[str]:
+def _source_warnings(source: bytes) -> list[ReportWarning]:
     if not source.strip():
-        return ["the submission file is empty"]
+        return [ReportWarning(code=WarningCode.EMPTY_FILE, message="the submission file is empty")]
     return []  # a file that does not parse is the report's load_error, told once (grader.host.decision)
 
 
@@ -285,13 +286,17 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> No
 
         report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
     if sandbox is not None:
-        report.warnings += sandbox.deadline_warnings  # deadlines measured by the wall clock, and why
+        report.warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w)  # measured by the wall
+                            for w in sandbox.deadline_warnings]  # clock, and why
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
-        report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
+        report.warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "
+                                             "not exist in this torch; only the judge's source audit covers it"))
     undocumented = dict.fromkeys(split_check_id(s.id)[0] for s in run.collected if not s.documented)
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
-        report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
+        report.warnings.append(ReportWarning(code=WarningCode.UNDOCUMENTED_CHECK,
+                                             message=f"check {function} has no docstring; its name on the scorecard "
+                                                     "is made up"))
 
     if run.infra is not None:
         _not_graded(report, run.infra)

@@ -35,6 +35,7 @@ from grader.host.grading import grade
 from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
+from grader.reports.warning import WarningCode
 from grader.wire.grant import Flavor
 
 
@@ -180,8 +181,7 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
                 result.compared = [verdict for verdict, _, _ in again]
                 result.disagreements = _disagreements(result.verdicts, result.compared, sandbox, parity)
                 graded += again
-            undocumented = {w for v in result.verdicts for w in v.report.warnings if "has no docstring" in w}
-            result.problems += sorted(undocumented)
+            result.problems += undocumented_checks(result.verdicts)
             if graded:  # from its first grading's start to its last one's end
                 result.duration_s = round(max(e for _, _, e in graded) - min(s for _, s, _ in graded), 2)
             yield result
@@ -191,6 +191,12 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
         from grader.backends import prestart
 
         prestart.close_waiting()  # the sandbox started for a grading that will not come
+
+
+def undocumented_checks(verdicts: list[Verdict]) -> list[str]:
+    """The exercise's problem of a check without a docstring, once per check, as its gradings warned of it (by
+    the warning's code: its words are for people)."""
+    return sorted({w.message for v in verdicts for w in v.report.warned(WarningCode.UNDOCUMENTED_CHECK)})
 
 
 def needs_gpu(name: str) -> str:

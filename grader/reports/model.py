@@ -13,7 +13,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from grader.reports.warning import ReportWarning, WarningCode, warnings_read
 
 SCHEMA_VERSION = 1
 
@@ -322,7 +324,9 @@ class Report(_Model):
     violations: list[Violation] = Field(default_factory=list,
                                         description="how the file leaves its exercise's language subset; any one "
                                                     "leaves every check not run (reports before issue 25 have none)")
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[ReportWarning] = Field(default_factory=list,
+                                          description="each with its code (reports before issue 28 have plain "
+                                                      "strings, read as 'unclassified')")
     load_error: LoadError | None = Field(default=None, description="why no check ran: the file does not import, "
                                                                    "or is the untouched stub (reports before "
                                                                    "issue 14 have none)")
@@ -339,8 +343,14 @@ class Report(_Model):
     audience: Literal["panel", "candidate"] = Field(
         default="panel", description="'candidate': hidden checks' details were removed from this copy")
 
+    _read_warnings = field_validator("warnings", mode="before")(warnings_read)
+
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
+
+    def warned(self, code: WarningCode) -> list[ReportWarning]:
+        """This report's warnings of kind ``code``, in order."""
+        return [w for w in self.warnings if w.code is code]
 
     @property
     def check_errors(self) -> list[CheckResult]:

@@ -327,11 +327,7 @@ class GraderPlugin:
     def _note_load_error(self, exc: CandidateError | SandboxFailure, check: str) -> None:
         """The import's exception, told once for the report: the checks themselves just say "not run"."""
         if isinstance(exc, SandboxFailure):  # it never finished: hung past its deadline, or took the sandbox down
-            what = str(exc).split(" ran past ", 1)
-            summary = (f"it never finished importing (it ran past "
-                       f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
-                       str(exc).replace(" while importing the submission", " while importing it"))
-            self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
+            self.load_error = LoadError(found="sandbox", summary=without_ansi(exc.import_summary())[:1000], check=check)
             self._emit(LoadFailed(self.load_error))
             return
         tb = without_ansi(exc.traceback)

@@ -23,6 +23,7 @@ from grader.backends.gpu import LocalGpuCapabilities, LocalGpuSetup
 from grader.backends.local_backend import WATCHDOG, local_starter, plan_rlimits, worker_environment
 from grader.backends.staging import stage
 from grader.reports.warning import WarningCode
+from grader.wire.grant import GpuRequest
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PROBE_KIT = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
@@ -145,7 +146,7 @@ def test_a_cpu_torch_refuses_a_gpu_grading_before_it_starts(tmp_path, monkeypatc
     caps = gpu_probe.local_capabilities()
     if caps.cuda_version is not None:
         pytest.skip("this machine's torch is a CUDA build")
-    report = grade(_optional_toy(tmp_path), sandbox="local", gpus="all")
+    report = grade(_optional_toy(tmp_path), sandbox="local", gpus=GpuRequest(count=-1))
     assert not report.graded and report.checks == [] and report.score == 0
     assert "a CPU build: no GPU can reach it" in report.not_graded_reason
     assert report.environment.gpus == "all" and report.environment.local_gpu_env is None
@@ -158,7 +159,7 @@ def test_a_planned_gpu_the_worker_does_not_see_is_not_graded_and_the_report_says
     monkeypatch.setattr(gpu_probe, "local_capabilities", lambda python=None: LocalGpuCapabilities(
         "2.11.0+cu130", "13.0", 1, None, "/opt/nvidia/lib64"))
     # The reference, not the stub: the untouched stub is answered by the judge alone, starting no worker.
-    report = grade(_optional_toy(tmp_path), TOY.parent / "toy_solutions" / "toy" / "toy.py", sandbox="local", gpus="1")
+    report = grade(_optional_toy(tmp_path), TOY.parent / "toy_solutions" / "toy" / "toy.py", sandbox="local", gpus=GpuRequest(count=1))
     assert report.environment.local_gpu_env == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_CACHE_DISABLE": "1",
                                                 "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "LD_LIBRARY_PATH": "/opt/nvidia/lib64"}
     said = [w.message for w in report.warned(WarningCode.LOCAL_GPU)]

@@ -42,7 +42,7 @@ MAX_SUBMISSION_BYTES = 1024 * 1024
 
 
 def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
-          sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
+          sandbox: str | SandboxChoice = "docker", gpus: GpuRequest | None = None, seed: int | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
           on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
           given_as: str | None = None, answer_alone: bool = True, start_next: bool = False) -> Report:
@@ -193,7 +193,7 @@ def answered_alone(ex: Exercise, source: bytes, *, given_as: str) -> bool:
 
 
 def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, path: Path, shown_path: str | None,
-                           seed: int, gpus: str | None, started_at: str, t0: float,
+                           seed: int, gpus: GpuRequest | None, started_at: str, t0: float,
                            audit: SourceAudit | None = None) -> Report:
     """The judge's answer, alone: every check "not run", with ``reason`` said once, at the top.
 
@@ -233,12 +233,12 @@ def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, pa
 
 
 def _environment(ex: Exercise, path: Path, source: bytes, *, shown_path: str | None, sandbox: str, seed: int,
-                 gpus: str | None, oci_runtime: str | None, local_gpu_env: dict | None = None) -> Environment:
+                 gpus: GpuRequest | None, oci_runtime: str | None, local_gpu_env: dict | None = None) -> Environment:
     return Environment(
         submission_name=path.name, submission_path=shown_path or str(path.absolute()),
         submission_sha256=hashlib.sha256(source).hexdigest(), exercise_version=ex.version,
         exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
-        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus, oci_runtime=oci_runtime,
+        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=str(gpus) if gpus else None, oci_runtime=oci_runtime,
         local_gpu_env=local_gpu_env,
     )
 

@@ -36,7 +36,7 @@ from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
 from grader.reports.warning import WarningCode
-from grader.wire.grant import Flavor
+from grader.wire.grant import Flavor, GpuRequest
 
 
 @dataclass
@@ -131,7 +131,7 @@ def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidat
 
 def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                        seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
-                       runtime: str | None = None, gpus: str | None = None,
+                       runtime: str | None = None, gpus: GpuRequest | None = None,
                        parity: str | None = None) -> Iterator[ExerciseValidation]:
     """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
     order as soon as its own files are graded.
@@ -205,7 +205,7 @@ def needs_gpu(name: str) -> str:
             f"GPU: `grader validate {name} --gpus all`")
 
 
-def flavor_of_validation(ex: Exercise, gpus: str | None) -> Flavor:
+def flavor_of_validation(ex: Exercise, gpus: GpuRequest | None) -> Flavor:
     """The flavour an exercise's validation grades in: cuda when GPUs are given and its policy takes them."""
     return Flavor.CUDA if gpus and ex.config.exercise.gpu is not GpuPolicy.NONE else Flavor.CPU
 

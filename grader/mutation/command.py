@@ -12,13 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.errors import EXIT_GRADED, EXIT_INFRA, EXIT_INVALID, UsageError
+from grader.wire.grant import GpuRequest
 
 INSTALL_HINT = "Install the mutation extra: pip install -c constraints.txt -e '.[mutation]'"
 
 
 def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed: int | None, solutions_dir: Path,
                  max_mutants: int | None, json_path: Path | None, min_score: float | None,
-                 runtime: str | None, gpus: str | None) -> int:
+                 runtime: str | None, gpus: GpuRequest | None) -> int:
     """Run and print everything; the exit status."""
     try:
         from grader.mutation.render import print_exercise, table, write_json

@@ -39,6 +39,7 @@ from grader.host.grading import grade
 from grader.mutation.equivalents import FILENAME, Equivalent, Stale, load_equivalents, stale
 from grader.mutation.generate import Dropped, Mutant, generate
 from grader.reports.model import Report, Status
+from grader.wire.grant import GpuRequest
 
 
 class Outcome(str, Enum):
@@ -120,7 +121,7 @@ def sample(mutants: list[Mutant], exercise: str, limit: int | None) -> list[Muta
 
 def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                     seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, max_mutants: int | None = None,
-                    runtime: str | None = None, gpus: str | None = None) -> Iterator[ExerciseMutation]:
+                    runtime: str | None = None, gpus: GpuRequest | None = None) -> Iterator[ExerciseMutation]:
     """Generate, sample and grade every exercise's mutants in one pool; yield each exercise's result in order."""
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     folder = tempfile.TemporaryDirectory(prefix="grader-mutation-")

@@ -148,6 +148,6 @@ def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     said = deadline_warnings(NoMeter("the container's CPU accounting was not found (a rootless engine)"))
     run = JudgeRun(infra="the engine went away", sandbox=SandboxSummary(sandbox="docker", deadline_warnings=said))
     report = Report(exercise="toy", graded=True, environment=Environment(sandbox="docker"))
-    _fill(report, load_exercise(TOY), run, SourceAudit())
+    report = _fill(report, load_exercise(TOY), run, SourceAudit())
     assert [w.message for w in report.warned(WarningCode.WALL_CLOCK_DEADLINE)] == said
     assert said[0].startswith("call deadlines were measured by the wall clock")

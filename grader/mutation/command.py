@@ -41,7 +41,7 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
     for r in low:
         console.print(f"[bold red]{r.exercise}[/]: mutation score {r.score:.0%} is below {min_score:.0%}")
     not_graded = any(r.outcome is Outcome.NOT_GRADED for x in results for r in x.results)
-    if not_graded or any(p.startswith("the reference was not graded") for x in results for p in x.problems):
+    if not_graded or any(x.reference_not_graded for x in results):
         return EXIT_INFRA
     if low or any(x.problems or x.stale for x in results):
         return EXIT_INVALID

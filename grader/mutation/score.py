@@ -72,6 +72,8 @@ class ExerciseMutation:
     results: list[MutantResult] = field(default_factory=list)
     stale: list[Stale] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # the reference itself, the equivalents file
+    #: The reference's own grading was not graded (infrastructure): the run proves nothing, exit 3, not 4.
+    reference_not_graded: bool = False
     duration_s: float = 0.0
 
     def count(self, outcome: Outcome) -> int:
@@ -187,6 +189,7 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
     (reference, _, _), gradings = graded[0], iter(graded[1:])
     outcome, lost, why = classify(reference)
     if outcome is Outcome.NOT_GRADED:
+        result.reference_not_graded = True
         result.problems.append(f"the reference was not graded: {why}")
     elif outcome is not Outcome.SURVIVED:
         result.problems.append("the reference loses points on " + "; ".join(lost) + ": its mutants prove nothing")

@@ -29,6 +29,7 @@ from grader.reports.model import (
     Environment,
     ForbiddenHit,
     Report,
+    SkipReason,
     Status,
     Visibility,
     cap_text,
@@ -380,6 +381,7 @@ def gpu_skipped_report(hidden_gpu: bool = False) -> Report:
                           max_score=3, visibility=Visibility.VISIBLE) for i in range(7)]
     checks += [CheckResult(id=f"test_gpu.py::test_cuda_{i}", name=f"CUDA check {i}", status=Status.SKIPPED, score=0,
                            max_score=2, gpu=True, visibility=Visibility.HIDDEN if hidden_gpu else Visibility.VISIBLE,
+                           skipped_for=SkipReason.NO_GPU,
                            message="no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the "
                                    "CUDA image)") for i in range(2)]
     score, max_score = total(checks)

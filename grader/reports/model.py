@@ -69,6 +69,12 @@ def check_function(check_id: str) -> str:
     return split_check_id(check_id)[0].rsplit("::", 1)[-1]
 
 
+class SkipReason(str, Enum):
+    """Why the judge itself skipped a check (a check's own ``pytest.skip`` has none: its words are its own)."""
+
+    NO_GPU = "no_gpu"  # a GPU check in a sandbox that sees no GPU (grader.backends.gpu.gpu_skip_reason)
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -99,6 +105,9 @@ class CheckResult(_Model):
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
                                   "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+    skipped_for: SkipReason | None = Field(
+        default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
+                                  "(None: a reason the check gave, or a report before issue 28)")
 
     @property
     def function(self) -> str:

@@ -34,13 +34,14 @@ def gpu_request(policy: GpuPolicy, asked: GpuRequest | None) -> tuple[GpuRequest
     Needs nothing of the machine, so it runs first: a required exercise without --gpus is a
     usage error before any sandbox is looked at."""
     if policy is GpuPolicy.NONE:
-        return None, (ReportWarning(code=WarningCode.GPUS_IGNORED,
-                                    message=f"--gpus {asked} ignored: this exercise does not use a GPU") if asked else None)
+        ignored = f"--gpus {asked} ignored: this exercise does not use a GPU"
+        return None, ReportWarning(code=WarningCode.GPUS_IGNORED, message=ignored) if asked else None
     if asked is None:
         if policy is GpuPolicy.REQUIRED:
             raise UsageError("This exercise needs a GPU and none was requested: it is graded only with --gpus.",
                              hint="Pass --gpus all (or --gpus 1) on a machine with an NVIDIA GPU.")
-        return None, ReportWarning(code=WarningCode.NO_GPUS, message="no --gpus given: checks that need a GPU are skipped")
+        return None, ReportWarning(code=WarningCode.NO_GPUS,
+                                   message="no --gpus given: checks that need a GPU are skipped")
     return asked, None
 
 

@@ -94,7 +94,8 @@ def version_key(ex: Exercise, runtime: str | None = None, sandbox: str = "docker
 
 
 def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, Exercise], only: list[str] | None = None,
-              sandbox: str = "docker", gpus: GpuRequest | None = None, seed: int | None = None, image: str | None = None,
+              sandbox: str = "docker", gpus: GpuRequest | None = None, seed: int | None = None,
+              image: str | None = None,
               runtime: str | None = None, retries: int = DEFAULT_RETRIES, listener: Listener | None = None) -> Batch:
     """``runtime`` is resolved here, once, and travels in every job, so no worker reads its own ``$GRADER_RUNTIME``."""
     listener = listener or Listener()

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from grader.cli import main
@@ -68,7 +69,22 @@ def test_no_engine_by_default_falls_back_to_local_and_says_so_once(tmp_path):
     assert "NOT isolated" in r.output and "sandbox local" in r.output
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["graded"] is True and data["environment"]["sandbox"] == "local"
-    assert any("No Docker engine answered" in w for w in data["warnings"])
+    fallback = [w["message"] for w in data["warnings"] if w["code"] == "sandbox_fallback"]
+    assert len(fallback) == 1 and "No Docker engine answered" in fallback[0]
+
+
+@pytest.mark.parametrize("command", [["submit", TOY, "--exercise-root", TOY.parent, TOY / "solution.py"],
+                                     ["validate", "toy", "--exercise-root", TOY.parent],
+                                     ["batch", TOY.parent, "--exercise-root", TOY.parent]])
+@pytest.mark.parametrize("bad", ["two", "0", "device=", "all,1"])
+def test_a_bad_gpus_value_is_refused_where_it_is_read_naming_the_option_the_value_and_the_spellings(command, bad):
+    """Issue 28: --gpus is read once, by the option (a GpuRequest from then on): a bad value is a usage error
+    (exit 2) before anything is looked at, in every command that grades."""
+    r = invoke(*command, "--gpus", bad, "--sandbox", "local")
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert f"Invalid value for '--gpus': {bad!r}: expected 'all', a count like '1', or 'device=0,1'" in said
+    assert "Traceback" not in r.output
 
 
 def test_gpus_on_a_cpu_exercise_is_ignored_with_a_warning():

@@ -278,7 +278,7 @@ def test_optional_gpu_checks_skip_without_gpus_and_a_gpu_asked_for_is_never_skip
     assert skipped and all("no GPU in the sandbox" in c.message for c in skipped)
     assert optional.environment.gpus is None and optional.environment.sandbox_gpus == 0
     for policy in ("optional", "required"):
-        asked = grade(_with_policy(tmp_path / policy[0] / "g", policy), reference, sandbox="local", gpus="all")
+        asked = grade(_with_policy(tmp_path / policy[0] / "g", policy), reference, sandbox="local", gpus=GpuRequest(count=-1))
         assert not asked.graded and asked.score == 0 and asked.checks == []
         assert "a CPU build: no GPU can reach it" in asked.not_graded_reason
         assert asked.environment.gpus == "all"
@@ -292,7 +292,7 @@ def test_gpus_on_an_engine_without_the_nvidia_toolkit_is_not_graded(docker_clien
 
     if "nvidia" in (docker_client.info().get("Runtimes") or {}):
         pytest.skip("this engine has the NVIDIA runtime: the GPU smoke script covers it")
-    report = grade(EXERCISES / "mixed_precision_step", sandbox="docker", gpus="all",
+    report = grade(EXERCISES / "mixed_precision_step", sandbox="docker", gpus=GpuRequest(count=-1),
                    image=naming.runtime_image_name())
     assert not report.graded and report.score == 0
     reason = report.not_graded_reason
@@ -307,7 +307,7 @@ def test_on_a_gpu_host_the_cuda_checks_run(gpu_sandbox):
     from grader.host.grading import grade
 
     report = grade(EXERCISES / "mixed_precision_step", Path(__file__).parent.parent / "solutions" /
-                   "mixed_precision_step" / "amp_step.py", sandbox=gpu_sandbox, gpus="all")
+                   "mixed_precision_step" / "amp_step.py", sandbox=gpu_sandbox, gpus=GpuRequest(count=-1))
     assert report.graded, report.not_graded_reason
     env = report.environment
     assert env.cuda_version and env.sandbox_gpus
@@ -334,7 +334,7 @@ def test_on_a_gpu_host_checkpoint_resume_holds_the_cuda_generators(gpu_sandbox, 
                "CUDA state never restored": source.replace(restored, restored.replace(" in state", " not in state"))}
 
     def cuda_check(path):
-        report = grade(EXERCISES / "checkpoint_resume", path, sandbox=gpu_sandbox, gpus="all")
+        report = grade(EXERCISES / "checkpoint_resume", path, sandbox=gpu_sandbox, gpus=GpuRequest(count=-1))
         assert report.graded, report.not_graded_reason
         assert report.environment.sandbox_gpus
         return next(c for c in report.checks if c.id.endswith("test_cuda_rng_state"))

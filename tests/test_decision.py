@@ -19,9 +19,9 @@ def check(name, status=Status.PASSED, *, forbidden=(), tampered=(), guard_refuse
 
 def decide(checks, audit=None):
     report = Report(exercise="attention", graded=True, checks=checks)
-    decision.apply(report, audit or SourceAudit())
-    report.score, report.max_score = total(report.checks)
-    return report
+    report = decision.apply(report, audit or SourceAudit())
+    score, max_score = total(report.checks)
+    return report.model_copy(update={"score": score, "max_score": max_score})
 
 
 def static(api=SDPA, line=7, via=""):
@@ -148,3 +148,32 @@ def test_findings_of_old_reports_keep_their_kinds():
 
     view = scorecard_view(report_from_json(report.to_json()), audience="panel")
     assert [f.label for f in view.findings] == ["dynamic access"]
+
+
+@pytest.mark.parametrize("audit", [
+    SourceAudit(),  # the runtime's hits and tampering take credit (rules 4 and 6)
+    SourceAudit(violations=[violation()]),  # every check not run (rule 2)
+    SourceAudit(parsed=False),  # the judge could not parse it (rule 1)
+], ids=["credit taken", "not run", "unparsed"])
+def test_the_decision_returns_a_new_report_and_leaves_the_one_it_was_given_as_it_was(audit):
+    """Issue 28: the report is built from values each stage returns, never edited in place; before, the decision
+    rewrote the checks of the report it was handed, so what a report said depended on who held it last."""
+    given = Report(exercise="attention", graded=True, checks=[
+        check("a", forbidden=[SDPA]), check("b", tampered=["sys.setprofile"]), check("c", Status.FAILED),
+        check("gpu", Status.SKIPPED)])
+    before = given.model_dump()
+    decided = decision.apply(given, audit)
+    assert given.model_dump() == before
+    assert decided is not given and decided.model_dump() != before
+    changed = [c for c, was in zip(decided.checks, given.checks) if c.model_dump() != was.model_dump()]
+    assert changed and all(c.score == 0 for c in changed)
+    assert decided.checks[-1] is given.checks[-1]  # a skipped check is kept as it was
+
+
+def test_marking_a_check_not_run_and_taking_its_credit_each_return_a_new_check():
+    given = check("a")
+    before = given.model_dump()
+    not_run, no_credit = decision.mark_not_run(given), decision._no_credit(given, "a reason", "forbidden")
+    assert given.model_dump() == before
+    assert (not_run.status, not_run.not_run, not_run.score) == (Status.ERROR, True, 0.0)
+    assert (no_credit.status, no_credit.penalty, no_credit.message) == (Status.FAILED, "forbidden", "a reason")

@@ -7,6 +7,7 @@ from grader.exercise import GpuPolicy
 from grader.backends.gpu import DockerGpuCapabilities, LocalGpuCapabilities, LocalGpuSetup, gpu_request, gpu_skip_reason, plan_gpus
 from grader.wire.grant import GpuRequest, parse_gpus
 from grader.backends.gpu_probe import read_answer
+from grader.reports.warning import WarningCode
 
 
 @pytest.mark.parametrize("spec, request_", [
@@ -36,15 +37,15 @@ def test_device_request_matches_docker_run_gpus():
 
 def test_policy_none_never_requests_and_says_so():
     assert gpu_request(GpuPolicy.NONE, None) == (None, None)
-    request, warning = gpu_request(GpuPolicy.NONE, "all")
-    assert request is None and "ignored" in warning
+    request, warning = gpu_request(GpuPolicy.NONE, GpuRequest(count=-1))
+    assert request is None and warning.code is WarningCode.GPUS_IGNORED and "ignored" in warning.message
     assert plan_gpus(GpuPolicy.NONE, GpuRequest(count=-1), None).request is None
 
 
 def test_policy_optional_requests_when_asked_and_warns_otherwise():
-    assert gpu_request(GpuPolicy.OPTIONAL, "1") == (GpuRequest(count=1), None)
+    assert gpu_request(GpuPolicy.OPTIONAL, GpuRequest(count=1)) == (GpuRequest(count=1), None)
     request, warning = gpu_request(GpuPolicy.OPTIONAL, None)
-    assert request is None and "skipped" in warning
+    assert request is None and warning.code is WarningCode.NO_GPUS and "skipped" in warning.message
     assert plan_gpus(GpuPolicy.OPTIONAL, None, None).request is None
 
 
@@ -54,7 +55,7 @@ def test_policy_required_refuses_without_gpus_naming_the_gpu():
     assert e.value.exit_code == 2 and "--gpus all" in e.value.hint
     with pytest.raises(UsageError, match="needs a GPU"):
         plan_gpus(GpuPolicy.REQUIRED, None, None)
-    assert gpu_request(GpuPolicy.REQUIRED, "all") == (GpuRequest(count=-1), None)
+    assert gpu_request(GpuPolicy.REQUIRED, GpuRequest(count=-1)) == (GpuRequest(count=-1), None)
 
 
 def test_a_request_without_capabilities_is_a_bug_not_a_dropped_gpu():

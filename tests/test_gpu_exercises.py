@@ -22,6 +22,7 @@ from grader.subset.audit import audit_source
 from grader.backends import gpu_probe
 from grader.corpus import SOLUTIONS_DIR
 from grader.host.validation import all_exercise_names
+from grader.wire.grant import GpuRequest
 
 REQUIRED = [name for name in all_exercise_names() if load_exercise(name).config.exercise.gpu is GpuPolicy.REQUIRED]
 
@@ -162,7 +163,7 @@ def test_on_a_gpu_the_corpus_validates_with_every_check_run(name, gpu_sandbox):
     --gpus all`, in whichever sandbox this GPU machine has."""
     from grader.host.validation import validate_exercise
 
-    result = validate_exercise(name, sandbox=gpu_sandbox, gpus="all", jobs=1)
+    result = validate_exercise(name, sandbox=gpu_sandbox, gpus=GpuRequest(count=-1), jobs=1)
     assert result.ok, [(v.path.name, v.problem) for v in result.verdicts if not v.ok] + result.problems
     reference = next(v for v in result.verdicts if v.kind == "reference")
     assert reference.report.environment.sandbox_gpus and not result.skipped_checks()

@@ -16,25 +16,27 @@ from grader.batch.jobs import Job
 from grader.batch.runner import _num_gpus
 from grader.batch.store import Key
 from grader.exercise import load_exercise
+from grader.wire.grant import parse_gpus
 from tests.test_cuda_image import EXERCISES
 
 
-def _job(n: int, gpus: str | None = "all") -> Job:
+def _job(n: int, gpus: str | None = "all") -> Job:  # the --gpus spelling, parsed as the CLI parses it
     return Job(Key(f"cand{n}", "mixed_precision_step", "0" * 64, "v"), str(EXERCISES / "mixed_precision_step"),
-               "amp_step.py", b"", gpus=gpus)
+               "amp_step.py", b"", gpus=parse_gpus(gpus) if gpus else None)
 
 
 def test_a_job_is_narrowed_to_the_gpus_the_scheduler_assigned():
-    assert on_assigned_gpus(_job(0), [1]).gpus == "device=1"
-    assert on_assigned_gpus(_job(0, "2"), ["0", "3"]).gpus == "device=0,3"
+    assert str(on_assigned_gpus(_job(0), [1]).gpus) == "device=1"
+    assert str(on_assigned_gpus(_job(0, "2"), ["0", "3"]).gpus) == "device=0,3"
     assert on_assigned_gpus(_job(0, None), [1]).gpus is None  # asked for none: gets none
-    assert on_assigned_gpus(_job(0), []).gpus == "all"  # no scheduler assignment (local engine): as asked
+    assert str(on_assigned_gpus(_job(0), []).gpus) == "all"  # no scheduler assignment (local engine): as asked
 
 
 def test_num_gpus_per_grading_follows_the_policy_and_the_request():
     optional, none = load_exercise(EXERCISES / "mixed_precision_step"), load_exercise(EXERCISES / "attention")
-    assert _num_gpus(optional, "all") == 1 and _num_gpus(optional, "2") == 2 and _num_gpus(optional, "device=0,1") == 2
-    assert _num_gpus(optional, None) == 0 and _num_gpus(none, "all") == 0
+    every, two, two_ids = parse_gpus("all"), parse_gpus("2"), parse_gpus("device=0,1")
+    assert _num_gpus(optional, every) == 1 and _num_gpus(optional, two) == 2 and _num_gpus(optional, two_ids) == 2
+    assert _num_gpus(optional, None) == 0 and _num_gpus(none, every) == 0
 
 
 @pytest.mark.slow
@@ -52,7 +54,7 @@ def test_ray_never_puts_two_gpu_gradings_on_one_gpu(monkeypatch):
         start = time.time()
         time.sleep(1.0)
         return Report(exercise=job.key.exercise, candidate=job.key.candidate, graded=True,
-                      started_at=f"{start}:{time.time()}", environment=Environment(gpus=job.gpus))
+                      started_at=f"{start}:{time.time()}", environment=Environment(gpus=str(job.gpus) if job.gpus else None))
 
     with tempfile.TemporaryDirectory() as home, contextlib.chdir(home):
         ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")

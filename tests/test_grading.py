@@ -6,7 +6,9 @@ import pytest
 
 from grader.errors import UsageError
 from grader.host.grading import grade
+from grader.backends.local_backend import NOT_ISOLATED
 from grader.reports.model import Status
+from grader.reports.warning import WarningCode
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SUBS = Path(__file__).parent / "fixtures" / "toy_submissions"
@@ -23,7 +25,7 @@ def test_reference_gets_full_marks_and_a_complete_environment():
     env = report.environment
     assert len(env.submission_sha256) == 64 and env.exercise_version == "1.0.0"
     assert env.torch_version and env.hypothesis_seed == 0 and env.limits["call_timeout_s"] == 3
-    assert any("not isolated" in w for w in report.warnings)
+    assert [w.message for w in report.warned(WarningCode.NOT_ISOLATED)] == [NOT_ISOLATED]
 
 
 def test_stub_gets_zero_with_the_reason_on_every_check():
@@ -75,7 +77,8 @@ def test_empty_submission_is_graded_zero_with_a_warning(tmp_path):
     empty = tmp_path / "toy.py"
     empty.write_text("")
     report = grade(TOY, empty, sandbox="local")
-    assert report.graded and report.score == 0 and "the submission file is empty" in report.warnings
+    assert report.graded and report.score == 0
+    assert [w.message for w in report.warned(WarningCode.EMPTY_FILE)] == ["the submission file is empty"]
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -188,3 +191,36 @@ def test_a_forbidden_package_found_in_the_source_costs_every_check(tmp_path):
     # Calls into a package cannot be told apart by check: the file is never run (the judge answers alone).
     assert all(c.not_run and "forbidden torch.fft" in c.message for c in report.checks)
     assert [(h.api, h.how) for h in report.forbidden if h.api == "torch.fft"][0] == ("torch.fft", "static")
+
+
+def test_filling_a_report_from_a_judge_run_returns_a_new_one_and_edits_neither_the_report_nor_the_run(monkeypatch):
+    """Issue 28: each stage of a grading returns a new report (the fill, the decision, the check error, not
+    graded); before, one Report was edited in turn by each, and the run's own check results with it."""
+    from grader.exercise import load_exercise
+    from grader.host import grading
+    from grader.host.runner import JudgeRun
+    from grader.reports.model import CheckResult, Environment, Report, Visibility
+    from grader.subset.audit import SourceAudit
+    from grader.wire.selfreport import SandboxSummary
+    from grader.wire.spec import CheckSpec
+
+    monkeypatch.setattr(grading, "_remember_checks", lambda ex, specs: None)  # the catalog's cache left alone
+    specs = [CheckSpec(id=f"test_toy.py::test_{n}", name=n, points=1.0, visibility=Visibility.VISIBLE, documented=False)
+             for n in ("a", "b")]
+    results = {specs[0].id: CheckResult(id=specs[0].id, name="a", status=Status.PASSED, score=1.0, max_score=1.0,
+                                        visibility=Visibility.VISIBLE, forbidden=["torch.mul"]),
+               specs[1].id: CheckResult(id=specs[1].id, name="b", status=Status.CHECK_ERROR, score=0.0, max_score=1.0,
+                                        visibility=Visibility.VISIBLE, message="KeyError: 'x'")}
+    run = JudgeRun(collected=specs, results=results,
+                   sandbox=SandboxSummary(sandbox="local", deadline_warnings=["measured by the wall clock"]))
+    given = Report(exercise="toy", graded=True, environment=Environment(sandbox="local"))
+    before, run_before = given.model_dump(), [r.model_dump() for r in results.values()]
+    filled = grading._fill(given, load_exercise(TOY), run, SourceAudit())
+    assert given.model_dump() == before and [r.model_dump() for r in results.values()] == run_before
+    assert not filled.graded and filled.not_graded_reason.startswith(grading.CHECK_ERROR_REASON)  # the check error
+    assert filled.checks[0].status is Status.FAILED and filled.checks[0].penalty == "forbidden"  # the decision
+    assert [w.code for w in filled.warnings] == [WarningCode.WALL_CLOCK_DEADLINE, WarningCode.UNDOCUMENTED_CHECK,
+                                                 WarningCode.UNDOCUMENTED_CHECK]
+    not_graded = grading._not_graded(filled, "the engine went away")
+    assert filled.checks and filled.not_graded_reason != "the engine went away"  # the input, as it was
+    assert not_graded.checks == [] and not_graded.not_graded_reason == "the engine went away"

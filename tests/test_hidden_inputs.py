@@ -22,6 +22,7 @@ from grader.reports.redact import for_audience
 from grader.reports.render import render_html, render_markdown
 from grader.reports.terminal import render_terminal
 from grader.reports.derived import report_from_json
+from grader.reports.warning import WarningCode
 
 SECRET = Path(__file__).parent / "fixtures" / "secret"
 RECORDER = Path(__file__).parent / "fixtures" / "secret_submissions" / "records_inputs.py"
@@ -70,7 +71,8 @@ def test_the_candidate_sees_each_hidden_check_by_a_safe_name(recorded):
     names = [c.name for c in copy.checks]
     assert names == ["hidden param [case 1]", "hidden param [case 2]", "Echoes a hidden string", "Echoes a public number"]
     assert {h.where for h in copy.forbidden if h.how == "runtime"} == {*names[:3], "test_secret.py::test_visible"}
-    assert "check test_secret.py::test_hidden_param has no docstring" in " ".join(copy.warnings)
+    undocumented = [w.message for w in copy.warned(WarningCode.UNDOCUMENTED_CHECK)]
+    assert any("check test_secret.py::test_hidden_param has no docstring" in w for w in undocumented)
 
 
 def test_the_panel_json_keeps_the_authors_order(recorded):
@@ -104,7 +106,7 @@ def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor
                      documented=False)
     run = JudgeRun(collected=[spec], log_tail="F\nE   assert 918273646 == 918273645\n")
     report = Report(exercise="secret", graded=True, environment=Environment(sandbox="docker"))
-    _fill(report, load_exercise(SECRET), run, SourceAudit())
+    report = _fill(report, load_exercise(SECRET), run, SourceAudit())
     assert not report.graded and "918273645" in report.not_graded_reason  # the panel's copy keeps it all
     assert report.not_graded_reason.startswith("the judge ended without an outcome for check 1 of 1\n")
     for audience_format, text in candidate_formats(report).items():

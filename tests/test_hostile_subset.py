@@ -26,9 +26,9 @@ def decided(exercise: str, source: str):
     checks = [CheckResult(id=f"test_x.py::c{i}", name=f"c{i}", status=Status.PASSED, score=1.0, max_score=1.0,
                           visibility=Visibility.HIDDEN) for i in range(3)]
     report = Report(exercise=exercise, graded=True, checks=checks)
-    decision.apply(report, audit)
-    report.score, report.max_score = total(report.checks)
-    return audit, report
+    report = decision.apply(report, audit)
+    score, max_score = total(report.checks)
+    return audit, report.model_copy(update={"score": score, "max_score": max_score})
 
 
 #: (exercise, source, violations it must have as (code, line), forbidden APIs it must name)

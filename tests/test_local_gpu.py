@@ -22,6 +22,8 @@ from grader.backends.client import Sandbox
 from grader.backends.gpu import LocalGpuCapabilities, LocalGpuSetup
 from grader.backends.local_backend import WATCHDOG, local_starter, plan_rlimits, worker_environment
 from grader.backends.staging import stage
+from grader.reports.warning import WarningCode
+from grader.wire.grant import GpuRequest
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PROBE_KIT = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
@@ -43,8 +45,9 @@ def test_without_proc_a_gpu_grading_says_it_has_no_memory_limit(monkeypatch):
     plan = plan_rlimits(Limits(), gpu=True)
     assert plan.watch_mb is None and plan.unavailable == {WATCHDOG: "this platform has no /proc"}
     warning = local_backend.limit_warnings(plan.unavailable, {})
-    assert warning == [f"local sandbox: no memory limit here ({WATCHDOG}: this platform has no /proc); "
-                       "the wall-clock deadlines still apply"]
+    assert [(w.code, w.message) for w in warning] == [
+        (WarningCode.LOCAL_LIMIT, f"local sandbox: no memory limit here ({WATCHDOG}: this platform has no /proc); "
+                                  "the wall-clock deadlines still apply")]
 
 
 def test_a_gpu_worker_cannot_be_started_under_an_address_space_limit(tmp_path):
@@ -143,7 +146,7 @@ def test_a_cpu_torch_refuses_a_gpu_grading_before_it_starts(tmp_path, monkeypatc
     caps = gpu_probe.local_capabilities()
     if caps.cuda_version is not None:
         pytest.skip("this machine's torch is a CUDA build")
-    report = grade(_optional_toy(tmp_path), sandbox="local", gpus="all")
+    report = grade(_optional_toy(tmp_path), sandbox="local", gpus=GpuRequest(count=-1))
     assert not report.graded and report.checks == [] and report.score == 0
     assert "a CPU build: no GPU can reach it" in report.not_graded_reason
     assert report.environment.gpus == "all" and report.environment.local_gpu_env is None
@@ -156,10 +159,11 @@ def test_a_planned_gpu_the_worker_does_not_see_is_not_graded_and_the_report_says
     monkeypatch.setattr(gpu_probe, "local_capabilities", lambda python=None: LocalGpuCapabilities(
         "2.11.0+cu130", "13.0", 1, None, "/opt/nvidia/lib64"))
     # The reference, not the stub: the untouched stub is answered by the judge alone, starting no worker.
-    report = grade(_optional_toy(tmp_path), TOY.parent / "toy_solutions" / "toy" / "toy.py", sandbox="local", gpus="1")
+    report = grade(_optional_toy(tmp_path), TOY.parent / "toy_solutions" / "toy" / "toy.py", sandbox="local", gpus=GpuRequest(count=1))
     assert report.environment.local_gpu_env == {"CUDA_VISIBLE_DEVICES": "0", "CUDA_CACHE_DISABLE": "1",
                                                 "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "LD_LIBRARY_PATH": "/opt/nvidia/lib64"}
-    said = [w for w in report.warnings if w.startswith("local sandbox with a GPU")]
+    said = [w.message for w in report.warned(WarningCode.LOCAL_GPU)]
+    assert said[0].startswith("local sandbox with a GPU")
     assert len(said) == 1 and "RLIMIT_AS) is off" in said[0] and "CUDA_VISIBLE_DEVICES=0" in said[0]
     assert not report.graded and "A GPU was requested but the sandbox sees none" in report.not_graded_reason
     assert report.score == 0 and report.checks == []

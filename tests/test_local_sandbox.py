@@ -25,6 +25,7 @@ from grader.backends.client import Sandbox
 from grader.backends.factory import open_sandbox
 from grader.backends.local_backend import local_starter, plan_rlimits, rlimits_for
 from grader.backends.staging import stage
+from grader.reports.warning import WarningCode
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 PROBE_KIT = Path(__file__).parent / "fixtures" / "probe_kit" / "probes.py"
@@ -186,7 +187,8 @@ def test_a_refused_limit_becomes_a_report_warning_and_grading_still_works(tmp_pa
     (ex / "exercise.toml").write_text(toml.replace("memory_mb = 512", "memory_mb = 512\nnofile = 1099511627776"))
     report = grade(ex, ex / "solution.py", sandbox="local")
     assert report.graded and report.score == report.max_score == 6
-    warned = [w for w in report.warnings if w.startswith("local sandbox: no open files limit here (RLIMIT_NOFILE:")]
+    warned = [w.message for w in report.warned(WarningCode.LOCAL_LIMIT)]
+    assert warned[0].startswith("local sandbox: no open files limit here (RLIMIT_NOFILE:")
     assert len(warned) == 1 and warned[0].endswith("the wall-clock deadlines still apply")
 
 

@@ -206,3 +206,21 @@ def test_without_cosmic_ray_it_says_which_extra_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "cosmic_ray", None)  # import cosmic_ray now raises ImportError
     r = invoke()
     assert r.exit_code == 2 and "pip install -c constraints.txt -e '.[mutation]'" in r.output, r.output
+
+
+def test_a_reference_not_graded_exits_3_by_the_results_flag_not_its_problems_words(monkeypatch):
+    """Issue 28: the exit status came from matching "the reference was not graded" in the problems' text."""
+    reference = (SOLUTIONS / "toy" / "toy.py").read_text()
+
+    def grade(ex, path, **_):  # the reference's grading fails; every mutant is graded and killed
+        if Path(path).read_text() == reference:
+            return report(graded=False, reason="the engine went away")
+        return report(check("a", Status.FAILED, 0.0))
+
+    monkeypatch.setattr(score_module, "grade", grade)
+    [result] = score_exercises([TOY], sandbox="local", solutions_dir=SOLUTIONS)
+    assert result.reference_not_graded and all(r.outcome is Outcome.KILLED for r in result.results)
+    result.problems = [p.replace("the reference was not graded", "reworded") for p in result.problems]
+    monkeypatch.setattr(score_module, "score_exercises", lambda *a, **k: iter([result]))
+    r = invoke()
+    assert r.exit_code == 3, r.output

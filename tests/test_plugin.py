@@ -81,6 +81,19 @@ def test_on_gpu(sandbox):
     (result,) = events["result"]
     assert result["status"] == "skipped" and result["message"].startswith("no GPU in the sandbox")
     assert result["gpu"] is True  # the headline says "GPU checks", from this field, not from the message
+    assert result["skipped_for"] == "no_gpu"  # a candidate's copy keeps the judge's words by this, not by them
+
+
+def test_a_checks_own_skip_is_not_the_judges(run_checks):
+    events = run_checks('''
+import pytest
+
+def test_own(sandbox):
+    """Skips itself"""
+    pytest.skip("no GPU in the sandbox, says the check")
+''')
+    (result,) = events["result"]
+    assert result["status"] == "skipped" and result["skipped_for"] is None
 
 
 def test_only_an_assertion_about_the_answer_fails_a_check_anything_else_is_a_check_error(run_checks):

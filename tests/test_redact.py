@@ -134,18 +134,22 @@ def test_a_candidate_copy_of_a_diagnosis_is_final():
 def test_a_hidden_gpu_checks_skip_reason_is_the_judges_words_only():
     """The headline's "2 GPU checks (4 points) not run: no GPU in the sandbox" reaches a candidate for hidden GPU
     checks too; the versions after it, and any reason a hidden check's own code gave, are withheld."""
-    from grader.reports.model import CheckResult, Report, Status, Visibility
+    from grader.reports.model import CheckResult, Report, SkipReason, Status, Visibility
     from grader.reports.redact import for_audience
 
-    def skipped(cid, message, gpu=True):
+    def skipped(cid, message, gpu=True, by_judge=False):
         return CheckResult(id=cid, name=cid, status=Status.SKIPPED, score=0, max_score=2, visibility=Visibility.HIDDEN,
-                           gpu=gpu, message=message)
+                           gpu=gpu, message=message, skipped_for=SkipReason.NO_GPU if by_judge else None)
 
     report = Report(exercise="x", graded=True, checks=[
-        skipped("t.py::a", "no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the CUDA image)"),
-        skipped("t.py::b", "skipping for n=918273"), skipped("t.py::c", "no GPU in the sandbox", gpu=False)])
-    a, b, c = for_audience(report, "candidate").checks
-    assert (a.message, b.message, c.message) == ("no GPU in the sandbox", "", "")
+        skipped("t.py::a", "no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the CUDA image)",
+                by_judge=True),
+        skipped("t.py::b", "skipping for n=918273"), skipped("t.py::c", "no GPU in the sandbox", gpu=False),
+        # Issue 28: decided by who skipped it, not by the words: a check's own skip that starts with the judge's
+        # words (and goes on with an input) is withheld like any other reason of a hidden check.
+        skipped("t.py::d", "no GPU in the sandbox: n=918273")])
+    a, b, c, d = for_audience(report, "candidate").checks
+    assert (a.message, b.message, c.message, d.message) == ("no GPU in the sandbox", "", "", "")
 
 
 def test_a_stored_report_with_the_sandboxs_words_in_a_hit_or_a_tampering_report_keeps_them_from_a_candidate():

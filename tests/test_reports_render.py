@@ -14,6 +14,7 @@ and review the diff before keeping it.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 from pathlib import Path
@@ -28,6 +29,7 @@ from grader.reports.model import (
     Environment,
     ForbiddenHit,
     Report,
+    SkipReason,
     Status,
     Visibility,
     cap_text,
@@ -379,6 +381,7 @@ def gpu_skipped_report(hidden_gpu: bool = False) -> Report:
                           max_score=3, visibility=Visibility.VISIBLE) for i in range(7)]
     checks += [CheckResult(id=f"test_gpu.py::test_cuda_{i}", name=f"CUDA check {i}", status=Status.SKIPPED, score=0,
                            max_score=2, gpu=True, visibility=Visibility.HIDDEN if hidden_gpu else Visibility.VISIBLE,
+                           skipped_for=SkipReason.NO_GPU,
                            message="no GPU in the sandbox (its torch 2.13.0 is a CPU build: GPU gradings use the "
                                    "CUDA image)") for i in range(2)]
     score, max_score = total(checks)
@@ -432,3 +435,15 @@ def test_an_outcome_diagnosis_names_no_mutant_in_any_format():
     for fmt, text in _all_formats(report).items():
         assert "no named mistake: every lost check timed out (5 of 5)" in " ".join(text.split()), fmt
         assert "mutant )" not in text and "mutant ``" not in text and "mutant <code></code>" not in text, fmt
+
+
+def test_a_warning_keeps_its_code_through_json_and_an_old_plain_warning_reads_as_unclassified():
+    from grader.reports.warning import ReportWarning, WarningCode
+
+    new = mixed_report().model_copy(update={"warnings": [ReportWarning(code=WarningCode.EMPTY_FILE, message="empty")]})
+    assert report_from_json(new.to_json()).warnings == new.warnings
+    old = json.loads(new.to_json())
+    old["warnings"] = ["written before codes"]
+    assert report_from_json(json.dumps(old)).warnings == [ReportWarning(code=WarningCode.UNCLASSIFIED,
+                                                                         message="written before codes")]
+    assert render_markdown(report_from_json(json.dumps(old))).count("written before codes") == 1

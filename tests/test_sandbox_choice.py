@@ -12,6 +12,7 @@ from grader.errors import UsageError
 from grader.host.grading import grade
 from grader.build import naming
 from grader.backends.choice import SandboxChoice, choose_sandbox
+from grader.reports.warning import WarningCode
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 NO_ENGINE = "unix:///nonexistent/docker.sock"
@@ -45,14 +46,15 @@ def test_grading_with_auto_and_no_engine_uses_local_and_says_so(no_engine):
     report = grade(TOY, TOY / "solution.py", sandbox="auto")
     assert report.graded and report.score == report.max_score
     assert report.environment.sandbox == "local"
-    assert sum(NO_ENGINE in w for w in report.warnings) == 1
+    fallback = report.warned(WarningCode.SANDBOX_FALLBACK)
+    assert len(fallback) == 1 and NO_ENGINE in fallback[0].message
 
 
 def test_grading_with_docker_and_no_engine_is_not_graded_never_local(no_engine):
     choice = choose_sandbox("docker")
     report = grade(TOY, TOY / "solution.py", sandbox=choice)
     assert report.graded is False and report.environment.sandbox == "docker"
-    assert not any("NOT isolated" in w or "not isolated" in w for w in report.warnings)
+    assert not report.warned(WarningCode.NOT_ISOLATED)
 
 
 @pytest.mark.docker

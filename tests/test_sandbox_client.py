@@ -210,3 +210,39 @@ def test_a_candidate_that_forges_the_workers_error_record_gets_a_protocol_failur
     assert r.error is None and r.failure is Failure.PROTOCOL
     assert r.failure_message.startswith("the sandbox reported a malformed error record:")
     assert "[type]" in r.failure_message and r.failure_message.endswith("(from the call to 'run')")
+
+
+class _Lost:
+    """A sandbox whose every call ends in one failure (what ``Sandbox.call`` returns), for ``CheckSandbox``."""
+
+    def __init__(self, result):
+        self.result = result
+
+    def call(self, probe, args, kwargs, already_bytes=0):
+        return self.result
+
+
+@pytest.mark.parametrize("failure, cause, summary", [
+    (Failure.TIMEOUT, "its 3 s deadline: it used 3.0 of its 3 CPU-seconds",
+     "it never finished importing (it ran past its 3 s deadline: it used 3.0 of its 3 CPU-seconds)"),
+    (Failure.CRASH, "exit code 137", "the sandbox died while importing it: exit code 137"),
+    (Failure.PROTOCOL, "", "a reworded message"),
+])
+def test_a_sandbox_failure_carries_its_kind_and_cause_and_the_import_summary_is_decided_by_them(failure, cause,
+                                                                                                 summary):
+    """Issue 28: the failed import's summary came from splitting the message on " ran past "; a reworded message
+    (no such words in it) now gets the same summary, since the kind and the cause travel with the exception."""
+    from grader.backends.call_result import CallResult
+    from grader.judge.calls import CheckSandbox, SandboxFailure
+
+    result = CallResult("scale", failure=failure, failure_message="a reworded message", failure_cause=cause,
+                        during_import=True)
+    box = CheckSandbox(_Lost(result))
+    raised = []
+    for _ in range(2):  # the second call replays the lost sandbox's failure, kind and cause included
+        with pytest.raises(SandboxFailure) as caught:
+            box.call("scale", 1)
+        raised.append(caught.value)
+    for exc in raised:
+        assert exc.kind is failure and exc.cause == cause and exc.during_import
+        assert str(exc) == "a reworded message" and exc.import_summary() == summary

@@ -181,3 +181,16 @@ def test_cli_passes_the_resolved_runtime_to_each_exercise(monkeypatch):
                                       "--rules", "skip"])
         assert r.exit_code == 0, r.output
     assert calls == ["runsc", None]
+
+
+def test_an_undocumented_check_is_a_problem_by_its_warnings_code_not_its_words():
+    from grader.reports.model import Report
+    from grader.reports.warning import ReportWarning, WarningCode
+
+    def verdict(*warnings):
+        return validation.Verdict("reference", Path("solution.py"), Report(exercise="toy", graded=True,
+                                                                             warnings=list(warnings)))
+
+    reworded = ReportWarning(code=WarningCode.UNDOCUMENTED_CHECK, message="check test_a.py::test_x: say what it holds")
+    lookalike = ReportWarning(code=WarningCode.UNCLASSIFIED, message="check test_b.py::test_y has no docstring")
+    assert validation.undocumented_checks([verdict(reworded, lookalike), verdict(reworded)]) == [reworded.message]

@@ -20,6 +20,7 @@ from grader.reports.model import CheckResult, Environment, Report, Status, Visib
 from grader.backends import gpu_probe
 from grader.wire.grant import Flavor
 from grader.host.validation import flavor_of_validation, validate_exercises
+from grader.wire.grant import GpuRequest
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
 SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"
@@ -50,14 +51,14 @@ def _stand_in(skip: bool):
         checks = [_check("test_small", Status.FAILED if stub or mutant else Status.PASSED), gpu]
         counted = [c for c in checks if c.status is not Status.SKIPPED]
         return Report(exercise="toy", graded=True, checks=checks, score=sum(c.score for c in counted),
-                      max_score=sum(c.max_score for c in counted), environment=Environment(gpus=kw.get("gpus")))
+                      max_score=sum(c.max_score for c in counted), environment=Environment(gpus=str(kw["gpus"]) if kw.get("gpus") else None))
     return grade
 
 
 def test_with_gpus_a_skipped_check_fails_the_file(tmp_path, monkeypatch):
     """Today's bug: validate --gpus passed with every CUDA check skipped. A skipped check proves nothing."""
     monkeypatch.setattr(validation, "grade", _stand_in(skip=True))
-    [result] = validate_exercises([_toy(tmp_path, "optional")], sandbox="local", solutions_dir=SOLUTIONS, gpus="all")
+    [result] = validate_exercises([_toy(tmp_path, "optional")], sandbox="local", solutions_dir=SOLUTIONS, gpus=GpuRequest(count=-1))
     assert not result.ok and result.flavor is Flavor.CUDA
     reference = next(v for v in result.verdicts if v.kind == "reference")
     assert reference.problem == "checks skipped although --gpus was given: test_on_gpu (no GPU in the sandbox)"
@@ -72,7 +73,7 @@ def test_without_gpus_an_optional_exercises_gpu_checks_skip_and_are_counted_as_n
 
 def test_with_gpus_every_check_running_passes(tmp_path, monkeypatch):
     monkeypatch.setattr(validation, "grade", _stand_in(skip=False))
-    [result] = validate_exercises([_toy(tmp_path, "optional")], sandbox="local", solutions_dir=SOLUTIONS, gpus="all")
+    [result] = validate_exercises([_toy(tmp_path, "optional")], sandbox="local", solutions_dir=SOLUTIONS, gpus=GpuRequest(count=-1))
     assert result.ok, [(v.path.name, v.problem) for v in result.verdicts]
 
 

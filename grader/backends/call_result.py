@@ -30,6 +30,9 @@ class CallResult:
     error: ErrorRecord | None = None  # the candidate's exception, validated
     failure: Failure | None = None
     failure_message: str = ""
+    #: The failure's particulars without its subject, for whoever words it again: a timeout's deadline and clock
+    #: figures ("its 20 s deadline: it used ..."), a crash's end ("exit code 137"); "" for the others.
+    failure_cause: str = ""
     output: str = ""
     output_dropped: int = 0
     #: Forbidden APIs the candidate's code called, as indices into the list the judge sent the worker

@@ -237,7 +237,7 @@ class Sandbox:
         if self._import_failure is not None:
             cached = self._import_failure
             return CallResult(probe, error=cached.error, failure=cached.failure, failure_message=cached.failure_message,
-                              during_import=True, timed_out_by=cached.timed_out_by)
+                              failure_cause=cached.failure_cause, during_import=True, timed_out_by=cached.timed_out_by)
         self.ensure_started()
         transport, meter = self._worker.transport, self._worker.meter
         self._next_id += 1
@@ -272,9 +272,9 @@ class Sandbox:
                 return data
 
         def fail(failure: Failure, message: str, *, hung_import: bool | None = None,
-                 by: Clock | None = None) -> CallResult:
+                 by: Clock | None = None, cause: str = "") -> CallResult:
             return self._fail(probe, failure, message, importing if hung_import is None else hung_import,
-                              begun.wall_s, deadline, by)
+                              begun.wall_s, deadline, by, cause)
 
         try:
             transport.send(frame)
@@ -289,11 +289,12 @@ class Sandbox:
             said = deadline.describe(" while importing the submission" if importing else "") + e.expiry.describe()
             # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
             return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",
-                        hung_import=importing and not deadline.shortened, by=e.expiry.clock)
+                        hung_import=importing and not deadline.shortened, by=e.expiry.clock,
+                        cause=deadline.describe() + e.expiry.describe())
         except (EOFError, ConnectionError, OSError):
             reason = transport.exit_reason()
             where = " while importing the submission" if importing else f" during the call to {probe!r}"
-            return fail(Failure.CRASH, f"the sandbox died{where}: {reason}")
+            return fail(Failure.CRASH, f"the sandbox died{where}: {reason}", cause=reason)
         except protocol.FrameTooLarge as e:  # the body is still coming: _fail retires the worker
             earlier = f", and {_megabytes(already)} had come back already" if already else ""
             return fail(Failure.TOO_LARGE,
@@ -322,9 +323,9 @@ class Sandbox:
         return Sample(self._clock(), cpu, waited)
 
     def _fail(self, probe: str, failure: Failure, message: str, hung_import: bool, started: float,
-              deadline: Deadline, by: Clock | None = None) -> CallResult:
-        result = CallResult(probe, failure=failure, failure_message=message, duration_s=self._clock() - started,
-                            deadline_s=deadline.seconds, timed_out_by=by)
+              deadline: Deadline, by: Clock | None = None, cause: str = "") -> CallResult:
+        result = CallResult(probe, failure=failure, failure_message=message, failure_cause=cause,
+                            duration_s=self._clock() - started, deadline_s=deadline.seconds, timed_out_by=by)
         if hung_import:
             result.during_import, self._import_failure = True, result
         self._lose_worker()  # the next call gets a spare, or a fresh worker

@@ -23,23 +23,26 @@ from dataclasses import dataclass, field
 
 from grader.errors import InfraError, UsageError
 from grader.exercise import GpuPolicy
-from grader.wire.grant import GpuRequest, parse_gpus
+from grader.reports.warning import ReportWarning, WarningCode
+from grader.wire.grant import GpuRequest
 
 
-def gpu_request(policy: GpuPolicy, spec: str | None) -> tuple[GpuRequest | None, str | None]:
-    """The request the exercise's policy makes of ``--gpus SPEC``, and a warning for the report (or None).
+def gpu_request(policy: GpuPolicy, asked: GpuRequest | None) -> tuple[GpuRequest | None, ReportWarning | None]:
+    """The request the exercise's policy makes of ``asked`` (``--gpus``, parsed where it was given), and a warning
+    for the report (or None).
 
     Needs nothing of the machine, so it runs first: a required exercise without --gpus is a
     usage error before any sandbox is looked at."""
-    request = parse_gpus(spec) if spec else None
     if policy is GpuPolicy.NONE:
-        return None, (f"--gpus {spec} ignored: this exercise does not use a GPU" if spec else None)
-    if request is None:
+        ignored = f"--gpus {asked} ignored: this exercise does not use a GPU"
+        return None, ReportWarning(code=WarningCode.GPUS_IGNORED, message=ignored) if asked else None
+    if asked is None:
         if policy is GpuPolicy.REQUIRED:
             raise UsageError("This exercise needs a GPU and none was requested: it is graded only with --gpus.",
                              hint="Pass --gpus all (or --gpus 1) on a machine with an NVIDIA GPU.")
-        return None, "no --gpus given: checks that need a GPU are skipped"
-    return request, None
+        return None, ReportWarning(code=WarningCode.NO_GPUS,
+                                   message="no --gpus given: checks that need a GPU are skipped")
+    return asked, None
 
 
 # ---------------------------------------------------------------- what a backend can do

@@ -37,6 +37,7 @@ from grader.backends.accounting import Meter, session_meter
 from grader.backends.client import Transport
 from grader.backends.gpu import LocalGpuSetup
 from grader.backends.staging import Staged, worker_argv
+from grader.reports.warning import ReportWarning, WarningCode
 
 #: The name a GPU grading's memory limit goes by in a plan and a report (it is no rlimit).
 WATCHDOG = "resident-memory watchdog"
@@ -109,13 +110,14 @@ REFUSAL_WORDS = {"refused": "the operating system refused it inside the worker",
                  "unsupported": "the worker's platform has no `resource` module"}
 
 
-def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -> list[str]:
+def limit_warnings(unavailable: Mapping[str, str], refused: Mapping[str, str]) -> list[ReportWarning]:
     """One report warning per limit not in force: ``unavailable`` on this platform (the host's plan), or
     ``refused`` inside the worker (its hello's ``rlimits_failed``: a limit name and one word of
     ``LIMIT_REFUSALS``, validated by ``grader.wire.selfreport``, worded here)."""
     missing = {**unavailable, **{name: REFUSAL_WORDS.get(why, "not applied") for name, why in refused.items()}}
-    return [f"local sandbox: no {LIMIT_WORDS.get(name, name)} limit here ({name}: {why}); "
-            "the wall-clock deadlines still apply" for name, why in sorted(missing.items())]
+    return [ReportWarning(code=WarningCode.LOCAL_LIMIT, message=f"local sandbox: no {LIMIT_WORDS.get(name, name)} "
+                          f"limit here ({name}: {why}); the wall-clock deadlines still apply")
+            for name, why in sorted(missing.items())]
 
 
 class LocalTransport(Transport):

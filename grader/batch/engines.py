@@ -17,6 +17,7 @@ from dataclasses import replace
 from grader.batch.jobs import Job, grade_job
 from grader.errors import InfraError, UsageError
 from grader.reports.model import Report
+from grader.wire.grant import GpuRequest
 
 ENGINES = ("local", "ray")
 #: Ray re-runs a task whose worker or node died this many times; a failing check is not a failure.
@@ -135,7 +136,7 @@ def on_assigned_gpus(job: Job, gpu_ids: Sequence[int | str]) -> Job:
     """
     if job.gpus is None or not gpu_ids:
         return job
-    return replace(job, gpus="device=" + ",".join(str(i) for i in gpu_ids))
+    return replace(job, gpus=GpuRequest(device_ids=tuple(str(i) for i in gpu_ids)))
 
 
 def _on_the_tasks_gpus(grade: Callable[[Job], Report]) -> Callable[[Job], Report]:

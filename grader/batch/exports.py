@@ -123,7 +123,7 @@ def gradescope(report: Report) -> dict:
     return {
         "score": report.score,
         "execution_time": round(report.duration_s),
-        "output": "; ".join(report.warnings),
+        "output": "; ".join(w.message for w in report.warnings),
         "tests": [
             {
                 "name": c.name,

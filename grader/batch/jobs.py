@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader.batch.store import Key
 from grader.reports.model import Report
+from grader.wire.grant import GpuRequest
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Job:
     filename: str
     source: bytes
     sandbox: str = "docker"
-    gpus: str | None = None
+    gpus: GpuRequest | None = None
     seed: int | None = None
     image: str | None = None
     runtime: str | None = None  # the driver's resolved OCI runtime; None outside Docker

@@ -25,6 +25,7 @@ from grader.host.grading import is_untouched_stub
 from grader.reports.model import Report
 from grader.backends.gpu import gpu_request
 from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
+from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
 
 #: Extra tries, in one run, for a grading the infrastructure failed.
@@ -93,7 +94,8 @@ def version_key(ex: Exercise, runtime: str | None = None, sandbox: str = "docker
 
 
 def run_batch(submissions: Path, store: Store, engine, *, exercises: dict[str, Exercise], only: list[str] | None = None,
-              sandbox: str = "docker", gpus: str | None = None, seed: int | None = None, image: str | None = None,
+              sandbox: str = "docker", gpus: GpuRequest | None = None, seed: int | None = None,
+              image: str | None = None,
               runtime: str | None = None, retries: int = DEFAULT_RETRIES, listener: Listener | None = None) -> Batch:
     """``runtime`` is resolved here, once, and travels in every job, so no worker reads its own ``$GRADER_RUNTIME``."""
     listener = listener or Listener()
@@ -193,7 +195,7 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     return None
 
 
-def _num_gpus(ex: Exercise, gpus: str | None) -> float:
+def _num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
     request, _ = gpu_request(ex.config.exercise.gpu, gpus)
     if request is None:
         return 0

@@ -8,13 +8,31 @@ from pathlib import Path
 import click
 
 from grader.backends.oci_runtime import RUNTIMES
+from grader.errors import UsageError
+from grader.wire.grant import GPUS_EXPECTED, GpuRequest, parse_gpus
+
+
+class GpuRequestType(click.ParamType):
+    """``--gpus SPEC`` read once, here at the edge, into a :class:`GpuRequest`: what the commands hand on is
+    the typed request, never the string (``grader.wire.grant.parse_gpus`` says what a bad one is)."""
+
+    name = "gpus"
+
+    def convert(self, value, param, ctx) -> GpuRequest:
+        if isinstance(value, GpuRequest):
+            return value
+        try:
+            return parse_gpus(value)
+        except UsageError:  # click's own usage error (exit 2), naming the option and the value
+            self.fail(f"{value!r}: {GPUS_EXPECTED} (the spellings `docker run --gpus` takes).", param, ctx)
 
 
 def gpus_option(what: str = "the sandbox"):
     """``--gpus`` for a command that grades: the spelling ``docker run --gpus`` takes; a grading given GPUs runs
     in the CUDA image (``grader sandbox build --cuda``)."""
-    return click.option("--gpus", help=f"GPU request for {what}: all, a count, or device=0,1. Gradings with GPUs "
-                                       "run in the CUDA image (`grader sandbox build --cuda`).")
+    return click.option("--gpus", type=GpuRequestType(),
+                        help=f"GPU request for {what}: all, a count, or device=0,1. Gradings with GPUs "
+                             "run in the CUDA image (`grader sandbox build --cuda`).")
 
 
 def runtime_option(recorded: str = "Recorded in each report."):

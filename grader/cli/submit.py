@@ -97,7 +97,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     with check_progress(err, audience=audience) as on_event:  # on a terminal only; gone before the scorecard
         report = grade(ex, path, sandbox=choice, gpus=gpus, seed=seed, runtime=runtime, on_event=on_event,
                        given_as=given_as)
-    report.timing = timing
+    report = report.model_copy(update={"timing": timing})
     render_terminal(report, console, audience=audience)
     write_reports(report, json_path=json_path, html_path=html_path, md_path=md_path, audience=audience)
     if bundle_dir is not None:

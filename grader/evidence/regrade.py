@@ -34,6 +34,7 @@ from grader.build.naming import SPECS
 from grader.build.naming import TAG_LENGTH
 from grader.backends.oci_runtime import DEFAULT as DEFAULT_RUNTIME
 from grader.backends.oci_runtime import RUNTIMES, resolve_runtime
+from grader.wire.grant import parse_gpus
 
 
 class SubmissionChanged(UsageError):
@@ -117,8 +118,9 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
         oci, note = _runtime(env.oci_runtime, runtime)
         image, image_note = _image(env.image)
         notes += note + image_note
-    new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed, gpus=env.gpus,
-                image=image, runtime=oci)
+    # The report's GPU request is its text: read here, where it enters (a bad one is a usage error, as --gpus's is).
+    new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed,
+                gpus=parse_gpus(env.gpus) if env.gpus else None, image=image, runtime=oci)
     notes += _environment_notes(report, new)
     differences = []
     if exercise.fingerprint != env.exercise_fingerprint:

@@ -31,8 +31,9 @@ GUARD_TEXT = ("the sandbox's guard refused a name computed at run time (through 
               "API's name, or a module handed out as a value) or an import outside the subset")
 
 
-def apply(report: Report, audit: SourceAudit) -> None:
-    """Record the audit and the runtime nets' findings on ``report`` and take credit where the rules say."""
+def apply(report: Report, audit: SourceAudit) -> Report:
+    """``report`` with the audit and the runtime nets' findings recorded, and credit taken where the rules say:
+    a new report (its checks new where a rule changed them); ``report`` itself is left as it is."""
     runtime_hits = [ForbiddenHit(api=api, how="runtime", where=c.id, check=c.id) for c in report.checks
                     for api in c.forbidden]
     runtime_tampering = [Finding(kind=FindingKind.TAMPERING, what=what, where=c.id, how="runtime")
@@ -41,30 +42,26 @@ def apply(report: Report, audit: SourceAudit) -> None:
     guard = [Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0],
                        text=GUARD_TEXT + (f" (in {len(refused)} checks; the first is named)" if len(refused) > 1
                                           else ""))] if refused else []
-    report.forbidden = [*audit.forbidden, *runtime_hits]
-    report.findings = [*(f for f in report.findings if f.how != "runtime"), *runtime_tampering]
-    report.violations = [*audit.violations, *guard]
+    findings = [*(f for f in report.findings if f.how != "runtime"), *runtime_tampering]
+    update = {"forbidden": [*audit.forbidden, *runtime_hits], "findings": findings,
+              "violations": [*audit.violations, *guard]}
+    # A check error is the grader's own bug: it stays one (the grading is not graded), whatever else holds.
+    kept = (Status.SKIPPED, Status.CHECK_ERROR)
     if not audit.parsed:
         # The judge's own parse outranks what the sandbox said.
-        report.load_error = audit.load_error or LoadError(found="source", summary="the judge could not parse the file")
-        for check in report.checks:
-            if check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
-                mark_not_run(check)
-        return
-    if audit.blocking:
+        update["load_error"] = audit.load_error or LoadError(found="source",
+                                                             summary="the judge could not parse the file")
+        update["checks"] = [c if c.status in kept else mark_not_run(c) for c in report.checks]
+    elif audit.blocking:
         reason = not_run_reason(audit)
-        for check in report.checks:
-            if check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
-                mark_not_run(check, reason)
-        return
-    everywhere = _reason_for_every_check(audit, report.findings, runtime_hits, guard)
-    penalty = "subset" if guard else "tampering" if any(f.kind is FindingKind.TAMPERING for f in report.findings) \
-        else "forbidden"
-    for check in report.checks:
-        reason = everywhere or _runtime_reason(check)
-        # A check error is the grader's own bug: it stays one (the grading is not graded), whatever else holds.
-        if reason and check.status not in (Status.SKIPPED, Status.CHECK_ERROR):
-            _no_credit(check, reason, penalty)
+        update["checks"] = [c if c.status in kept else mark_not_run(c, reason) for c in report.checks]
+    else:
+        everywhere = _reason_for_every_check(audit, findings, runtime_hits, guard)
+        penalty = "subset" if guard else "tampering" if any(f.kind is FindingKind.TAMPERING for f in findings) \
+            else "forbidden"
+        update["checks"] = [_no_credit(c, reason, penalty) if reason and c.status not in kept else c
+                            for c in report.checks for reason in [everywhere or _runtime_reason(c)]]
+    return report.model_copy(update=update)
 
 
 def not_run_reason(audit: SourceAudit) -> str:
@@ -124,14 +121,15 @@ def _names(hits: list[ForbiddenHit]) -> str:
                      for h in seen.values())
 
 
-def _no_credit(check: CheckResult, reason: str, penalty: str) -> None:
-    check.message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
-    check.status, check.score, check.penalty = Status.FAILED, 0.0, penalty
+def _no_credit(check: CheckResult, reason: str, penalty: str) -> CheckResult:
+    """``check`` with no credit, for ``reason`` (its own message kept after it): a new check."""
+    message = reason + (f" ({check.message})" if check.message and check.message != reason else "")
+    return check.model_copy(update={"message": message, "status": Status.FAILED, "score": 0.0, "penalty": penalty})
 
 
-def mark_not_run(check: CheckResult, message: str = NOT_RUN_MESSAGE) -> None:
-    """No credit, and nothing per check: what it would repeat is told once on the report (``load_error``,
-    ``violations``)."""
-    check.status, check.score, check.message, check.not_run = Status.ERROR, 0.0, message, True
-    check.details, check.counterexample = "", None
-    check.output, check.output_truncated = "", False
+def mark_not_run(check: CheckResult, message: str = NOT_RUN_MESSAGE) -> CheckResult:
+    """``check`` with no credit, and nothing per check: what it would repeat is told once on the report
+    (``load_error``, ``violations``). A new check; ``check`` itself is left as it is."""
+    return check.model_copy(update={"status": Status.ERROR, "score": 0.0, "message": message, "not_run": True,
+                                    "details": "", "counterexample": None, "output": "",
+                                    "output_truncated": False})

@@ -26,6 +26,7 @@ from grader.subset.audit import SourceAudit, parse_only
 from grader.host.runner import JudgeRun, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
                                   split_check_id, total)
+from grader.reports.warning import ReportWarning, WarningCode
 from grader.backends.choice import SandboxChoice, choose_sandbox
 from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
 from grader.wire.events import JudgeEvent
@@ -42,7 +43,7 @@ MAX_SUBMISSION_BYTES = 1024 * 1024
 
 
 def grade(exercise: str | Path | Exercise, submission: str | Path | None = None, *,
-          sandbox: str | SandboxChoice = "docker", gpus: str | None = None, seed: int | None = None,
+          sandbox: str | SandboxChoice = "docker", gpus: GpuRequest | None = None, seed: int | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
           on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
           given_as: str | None = None, answer_alone: bool = True, start_next: bool = False) -> Report:
@@ -90,31 +91,32 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
     hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
 
-    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at)
-    report.environment = _environment(ex, path, source, shown_path=shown_path, sandbox=sandbox, seed=seed,
-                                      gpus=gpus if plan.request else None, oci_runtime=oci,
-                                      local_gpu_env=plan.local.env if plan.local else None)
-    report.warnings += _source_warnings(source)
-    report.untouched_stub = is_untouched_stub(ex, source)
-    if report.untouched_stub:
-        report.warnings.append(UNTOUCHED_STUB)
+    # Each stage below returns a new report (as pytest makes a TestReport from an item and a call); none edits
+    # the one it is given, so what a report says never depends on who held it last.
+    untouched = is_untouched_stub(ex, source)
+    warnings = _source_warnings(source)
+    if untouched:
+        warnings.append(ReportWarning(code=WarningCode.UNTOUCHED_STUB, message=UNTOUCHED_STUB))
     if choice.note:
-        report.warnings.append(choice.note)
+        warnings.append(ReportWarning(code=WarningCode.SANDBOX_FALLBACK, message=choice.note))
     if gpu_warning:
-        report.warnings.append(gpu_warning)
+        warnings.append(gpu_warning)
     if sandbox == "local":
         from grader.backends.local_backend import NOT_ISOLATED
 
-        report.warnings.append(NOT_ISOLATED)
+        warnings.append(ReportWarning(code=WarningCode.NOT_ISOLATED, message=NOT_ISOLATED))
     if plan.local is not None:
-        report.warnings.append(plan.local.describe(ex.limits.memory_mb))
+        warnings.append(ReportWarning(code=WarningCode.LOCAL_GPU, message=plan.local.describe(ex.limits.memory_mb)))
+    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at, warnings=warnings,
+                    untouched_stub=untouched,
+                    environment=_environment(ex, path, source, shown_path=shown_path, sandbox=sandbox, seed=seed,
+                                             gpus=gpus if plan.request else None, oci_runtime=oci,
+                                             local_gpu_env=plan.local.env if plan.local else None))
     if refusal is not None:
-        _not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else ""))
-        report.duration_s = round(time.perf_counter() - t0, 3)
-        return report
+        return _timed(_not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else "")), t0)
     # The trusted decision about what the source may run: made here, from the text, before it runs.
     audit = audit_submission(ex, source.decode("utf-8", "replace"))
-    report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
+    report = report.model_copy(update={"forbidden": list(audit.forbidden), "violations": list(audit.violations)})
     if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
         return answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path, shown_path=shown_path,
                                       seed=seed, gpus=gpus, started_at=started_at, t0=t0, audit=audit)
@@ -132,10 +134,13 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     finally:
         if pre is not None:
             pre.discard()  # removed whatever the judge did (it removes what it took over itself)
-    _fill(report, ex, run, audit)
-    report = hindsight.annotate(report, untouched_stub=report.untouched_stub)
-    report.duration_s = round(time.perf_counter() - t0, 3)
-    return report
+    report = _fill(report, ex, run, audit)
+    return _timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0)
+
+
+def _timed(report: Report, t0: float) -> Report:
+    """``report`` with the grading's duration since ``t0``: its last stage."""
+    return report.model_copy(update={"duration_s": round(time.perf_counter() - t0, 3)})
 
 
 def _prestart(ex: Exercise, sandbox: str, plan: GpuPlan, image: str | None, runtime: str | None,
@@ -193,7 +198,7 @@ def answered_alone(ex: Exercise, source: bytes, *, given_as: str) -> bool:
 
 
 def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, path: Path, shown_path: str | None,
-                           seed: int, gpus: str | None, started_at: str, t0: float,
+                           seed: int, gpus: GpuRequest | None, started_at: str, t0: float,
                            audit: SourceAudit | None = None) -> Report:
     """The judge's answer, alone: every check "not run", with ``reason`` said once, at the top.
 
@@ -209,36 +214,33 @@ def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, pa
 
     request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)
     report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at, load_error=reason,
-                    untouched_stub=reason.found == "stub")
-    report.environment = _environment(ex, path, source, shown_path=shown_path, sandbox="none", seed=seed,
-                                      gpus=gpus if request else None, oci_runtime=None)
-    if gpu_warning:
-        report.warnings.append(gpu_warning)
+                    untouched_stub=reason.found == "stub", warnings=[gpu_warning] if gpu_warning else [],
+                    environment=_environment(ex, path, source, shown_path=shown_path, sandbox="none", seed=seed,
+                                             gpus=gpus if request else None, oci_runtime=None))
     try:
         specs = cached_checks(ex)
     except CollectionFailed as e:
-        _not_graded(report, f"the exercise's checks could not be collected: {e}")
-        return report
-    if audit is not None:
-        report.forbidden, report.violations = list(audit.forbidden), list(audit.violations)
+        return _not_graded(report, f"the exercise's checks could not be collected: {e}")
     message = decision.not_run_reason(audit) if audit is not None else not_run_message(reason.found)
-    report.checks = [CheckResult(id=s.id, name=s.name, max_score=s.points, visibility=s.visibility, score=0.0,
-                                 **({"status": Status.SKIPPED, "message": "not run: no GPU was asked for (--gpus)"}
-                                    if s.gpu and request is None else
-                                    {"status": Status.ERROR, "message": message, "not_run": True}))
-                     for s in specs]
-    report.score, report.max_score = total(report.checks)  # no diagnosis, no follow-ups: nothing of theirs ran
-    report.duration_s = round(time.perf_counter() - t0, 3)
-    return report
+    checks = [CheckResult(id=s.id, name=s.name, max_score=s.points, visibility=s.visibility, score=0.0,
+                          **({"status": Status.SKIPPED, "message": "not run: no GPU was asked for (--gpus)"}
+                             if s.gpu and request is None else
+                             {"status": Status.ERROR, "message": message, "not_run": True}))
+              for s in specs]
+    score, max_score = total(checks)  # no diagnosis, no follow-ups: nothing of theirs ran
+    return _timed(report.model_copy(update={
+        "checks": checks, "score": score, "max_score": max_score,
+        **({"forbidden": list(audit.forbidden), "violations": list(audit.violations)} if audit is not None else {})}),
+        t0)
 
 
 def _environment(ex: Exercise, path: Path, source: bytes, *, shown_path: str | None, sandbox: str, seed: int,
-                 gpus: str | None, oci_runtime: str | None, local_gpu_env: dict | None = None) -> Environment:
+                 gpus: GpuRequest | None, oci_runtime: str | None, local_gpu_env: dict | None = None) -> Environment:
     return Environment(
         submission_name=path.name, submission_path=shown_path or str(path.absolute()),
         submission_sha256=hashlib.sha256(source).hexdigest(), exercise_version=ex.version,
         exercise_fingerprint=ex.fingerprint, sandbox=sandbox, grader_version=__version__,
-        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=gpus, oci_runtime=oci_runtime,
+        limits=ex.limits.model_dump(), hypothesis_seed=seed, gpus=str(gpus) if gpus else None, oci_runtime=oci_runtime,
         local_gpu_env=local_gpu_env,
     )
 
@@ -261,69 +263,72 @@ def is_untouched_stub(ex: Exercise, source: bytes) -> bool:
         return False
 
 
-def _source_warnings(source: bytes) -> list[str]:
+def _source_warnings(source: bytes) -> list[ReportWarning]:
     if not source.strip():
-        return ["the submission file is empty"]
+        return [ReportWarning(code=WarningCode.EMPTY_FILE, message="the submission file is empty")]
     return []  # a file that does not parse is the report's load_error, told once (grader.host.decision)
 
 
-def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> None:
+def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Report:
+    """``report`` with what the judge's run found (the sandbox it used, the checks' outcomes, the judge's decision
+    on them), or not graded and why: a new report; ``report`` itself is left as it is."""
     env = report.environment
     sandbox, hello = run.sandbox, run.sandbox.hello if run.sandbox is not None else None
+    found: dict = {}
     if sandbox is not None:
-        env.image, env.image_id = sandbox.image, sandbox.image_id
+        found.update(image=sandbox.image, image_id=sandbox.image_id)
     if hello is not None:  # validated where it arrived (grader.wire.selfreport); versions made printable
-        env.torch_version, env.python_version = _text(hello.torch), _text(hello.python)
-        env.cuda_version, env.sandbox_gpus = _text(hello.cuda_version), hello.gpus
+        found.update(torch_version=_text(hello.torch), python_version=_text(hello.python),
+                     cuda_version=_text(hello.cuda_version), sandbox_gpus=hello.gpus)
     try:
         from importlib.metadata import version
 
-        env.judge_torch_version = version("torch")
+        found["judge_torch_version"] = version("torch")
     except Exception:
         pass
+    warnings = list(report.warnings)
     if env.sandbox == "local" and sandbox is not None:
         from grader.backends.local_backend import limit_warnings
 
-        report.warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
+        warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
     if sandbox is not None:
-        report.warnings += sandbox.deadline_warnings  # deadlines measured by the wall clock, and why
+        warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w)  # measured by the wall
+                     for w in sandbox.deadline_warnings]  # clock, and why
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
-        report.warnings.append(f"forbidden API {api} does not exist in this torch; only the judge's source audit covers it")
+        warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "
+                                      "not exist in this torch; only the judge's source audit covers it"))
     undocumented = dict.fromkeys(split_check_id(s.id)[0] for s in run.collected if not s.documented)
     for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
-        report.warnings.append(f"check {function} has no docstring; its name on the scorecard is made up")
+        warnings.append(ReportWarning(code=WarningCode.UNDOCUMENTED_CHECK,
+                                      message=f"check {function} has no docstring; its name on the scorecard "
+                                              "is made up"))
+    report = report.model_copy(update={"environment": env.model_copy(update=found), "warnings": warnings})
 
     if run.infra is not None:
-        _not_graded(report, run.infra)
-        return
+        return _not_graded(report, run.infra)
     if not run.collected:
         if run.timed_out:  # no check had begun: nothing of the candidate's was judged, the machine was slow
-            _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before the "
-                                "judge had collected its checks (a busy machine?): rerun" + _log_hint(run))
-        else:
-            _not_graded(report, "the judge collected no checks" + _log_hint(run))
-        return
+            return _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before "
+                                       "the judge had collected its checks (a busy machine?): rerun" + _log_hint(run))
+        return _not_graded(report, "the judge collected no checks" + _log_hint(run))
     _remember_checks(ex, run.collected)
     checks = []
     for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec.id)
         if result is None:
             if not run.timed_out:  # the first line is for anyone; the check's id and the log are for the panel
-                _not_graded(report, f"the judge ended without an outcome for check {n} of {len(run.collected)}"
-                                    f"\n{spec.id}" + _log_hint(run))
-                return
+                return _not_graded(report, f"the judge ended without an outcome for check {n} of "
+                                           f"{len(run.collected)}\n{spec.id}" + _log_hint(run))
             result = CheckResult(id=spec.id, name=spec.name, status=Status.TIMEOUT, score=0.0,
                                  max_score=spec.points, visibility=spec.visibility,
                                  message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
                                          "before this check finished")
         checks.append(result)
-    report.checks = checks
-    report.load_error = run.load_error
-    decision.apply(report, audit)
-    report.score, report.max_score = total(checks)
-    if report.check_errors:
-        _check_error(report)
+    decided = decision.apply(report.model_copy(update={"checks": checks, "load_error": run.load_error}), audit)
+    score, max_score = total(decided.checks)
+    decided = decided.model_copy(update={"score": score, "max_score": max_score})
+    return _check_error(decided) if decided.check_errors else decided
 
 
 def _remember_checks(ex: Exercise, specs) -> None:
@@ -341,21 +346,19 @@ CHECK_ERROR_REASON = ("a check of this exercise raised an error of its own, a bu
                       "submission: nothing was scored (report it; rerunning gives the same until the check is fixed)")
 
 
-def _check_error(report: Report) -> None:
+def _check_error(report: Report) -> Report:
     """Not graded, but the checks stay: the panel and the author see which one broke and how (its traceback
     is in its ``details``), and every other check's outcome beside it. No score: a score without that check
-    would not be comparable with anyone else's, and a submission must not gain by breaking a check."""
-    report.graded = False
-    broken = report.check_errors
-    report.not_graded_reason = CHECK_ERROR_REASON + "".join(f"\n{c.id}: {c.message}" for c in broken)
-    report.score = report.max_score = 0.0
+    would not be comparable with anyone else's, and a submission must not gain by breaking a check.
+    A new report; ``report`` itself is left as it is."""
+    reason = CHECK_ERROR_REASON + "".join(f"\n{c.id}: {c.message}" for c in report.check_errors)
+    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0})
 
 
-def _not_graded(report: Report, reason: str) -> None:
-    report.graded = False
-    report.not_graded_reason = reason
-    report.score = report.max_score = 0.0
-    report.checks = []
+def _not_graded(report: Report, reason: str) -> Report:
+    """``report`` not graded, for ``reason``: no score, no checks. A new report; ``report`` itself is left as it is."""
+    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0,
+                                     "checks": []})
 
 
 def _log_hint(run: JudgeRun) -> str:

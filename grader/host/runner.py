@@ -25,6 +25,7 @@ from grader.exercise import Exercise
 from grader.host import live, warm
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, LoadFailed, MalformedEvent,
                                  SandboxUsed, parse_event)
+from grader.wire.grant import GpuRequest
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
 from grader.wire.selfreport import SandboxSummary
@@ -46,7 +47,7 @@ class JudgeRun:
 
 
 def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
-                grading_id: str, gpus: str | None = None, image: str | None = None,
+                grading_id: str, gpus: GpuRequest | None = None, image: str | None = None,
                 runtime: str | None = None, local_gpu_env: dict[str, str] | None = None,
                 prestarted: tuple[str, Path] | None = None) -> list[str]:
     """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge. ``prestarted``:
@@ -63,7 +64,7 @@ def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int
         "--grader-fingerprint", exercise.fingerprint,
     ]
     if gpus:
-        args += ["--grader-gpus", gpus]
+        args += ["--grader-gpus", str(gpus)]  # the judge child reads it back with parse_gpus
     if local_gpu_env is not None:
         args += ["--grader-local-gpu-env", json.dumps(local_gpu_env)]
     if image:
@@ -81,7 +82,7 @@ def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
 
 
 def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
-               gpus: str | None = None, image: str | None = None, runtime: str | None = None,
+               gpus: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
                local_gpu_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (), timeout: float | None = None,
                on_event: Callable[[JudgeEvent], None] | None = None,
                prestarted: tuple[str, Path] | None = None) -> JudgeRun:

@@ -35,7 +35,8 @@ from grader.host.grading import grade
 from grader.mutant_patch import MutantPatchError
 from grader.reports.compare import decision_differences
 from grader.reports.model import FindingKind, Report, Status
-from grader.wire.grant import Flavor
+from grader.reports.warning import WarningCode
+from grader.wire.grant import Flavor, GpuRequest
 
 
 @dataclass
@@ -130,7 +131,7 @@ def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidat
 
 def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                        seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
-                       runtime: str | None = None, gpus: str | None = None,
+                       runtime: str | None = None, gpus: GpuRequest | None = None,
                        parity: str | None = None) -> Iterator[ExerciseValidation]:
     """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
     order as soon as its own files are graded.
@@ -180,8 +181,7 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
                 result.compared = [verdict for verdict, _, _ in again]
                 result.disagreements = _disagreements(result.verdicts, result.compared, sandbox, parity)
                 graded += again
-            undocumented = {w for v in result.verdicts for w in v.report.warnings if "has no docstring" in w}
-            result.problems += sorted(undocumented)
+            result.problems += undocumented_checks(result.verdicts)
             if graded:  # from its first grading's start to its last one's end
                 result.duration_s = round(max(e for _, _, e in graded) - min(s for _, s, _ in graded), 2)
             yield result
@@ -193,13 +193,19 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
         prestart.close_waiting()  # the sandbox started for a grading that will not come
 
 
+def undocumented_checks(verdicts: list[Verdict]) -> list[str]:
+    """The exercise's problem of a check without a docstring, once per check, as its gradings warned of it (by
+    the warning's code: its words are for people)."""
+    return sorted({w.message for v in verdicts for w in v.report.warned(WarningCode.UNDOCUMENTED_CHECK)})
+
+
 def needs_gpu(name: str) -> str:
     """Why a GPU-required exercise was not validated, and the command that validates it."""
     return (f"needs a GPU (gpu = \"required\"): not graded without --gpus; validate it on a machine with an NVIDIA "
             f"GPU: `grader validate {name} --gpus all`")
 
 
-def flavor_of_validation(ex: Exercise, gpus: str | None) -> Flavor:
+def flavor_of_validation(ex: Exercise, gpus: GpuRequest | None) -> Flavor:
     """The flavour an exercise's validation grades in: cuda when GPUs are given and its policy takes them."""
     return Flavor.CUDA if gpus and ex.config.exercise.gpu is not GpuPolicy.NONE else Flavor.CPU
 

@@ -47,32 +47,53 @@ class CandidateError(Exception):
 
 
 class SandboxFailure(Exception):
-    """No answer came back: the check cannot pass. Subclasses say why.
+    """No answer came back: the check cannot pass. Subclasses say why, each with its :class:`Failure` ``kind``,
+    which is what code decides by (the message is for people).
 
     ``during_import``: the worker was still importing the submission (an import that hangs past the
     full call deadline, or kills the sandbox): no check can run the candidate's logic, so the plugin
     tells it once, as the file not importing, instead of once per check.
+    ``cause``: the failure's particulars without its subject (``CallResult.failure_cause``), for telling it
+    again in other words: a timeout's deadline and clock figures, a crash's end; "" when there are none.
     """
 
-    def __init__(self, message: str = "", *, during_import: bool = False):
+    kind: Failure = Failure.PROTOCOL
+
+    def __init__(self, message: str = "", *, during_import: bool = False, cause: str = ""):
         super().__init__(message)
         self.during_import = during_import
+        self.cause = cause
+
+    def import_summary(self) -> str:
+        """How the file's not importing is told once (``LoadError.summary``) when this ended the import: decided by
+        ``kind``, worded from ``cause``, never read back out of the message."""
+        if self.kind is Failure.TIMEOUT and self.cause:
+            return f"it never finished importing (it ran past {self.cause})"
+        if self.kind is Failure.CRASH and self.cause:
+            return f"the sandbox died while importing it: {self.cause}"
+        return str(self)
+
+    def again(self) -> "SandboxFailure":
+        """The same failure raised anew (a later call in a check whose sandbox was lost)."""
+        return type(self)(str(self), during_import=self.during_import, cause=self.cause)
 
 
 class SandboxTimeout(SandboxFailure):
-    pass
+    kind = Failure.TIMEOUT
 
 
 class SandboxCrash(SandboxFailure):
-    pass
+    kind = Failure.CRASH
 
 
 class ProtocolViolation(SandboxFailure):
-    pass
+    kind = Failure.PROTOCOL
 
 
 class ResultTooLarge(SandboxFailure):
     """The check's results passed the exercise's ``result_mb``: the frame refused unread, the sandbox restarted."""
+
+    kind = Failure.TOO_LARGE
 
 
 #: The class name of the subset guard's refusal, as the worker's error record carries it.
@@ -124,12 +145,13 @@ class CheckSandbox:
         """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
         lost = self.record.lost
         if lost is not None:
-            raise type(lost)(str(lost), during_import=lost.during_import)
+            raise lost.again()
         result = self._sandbox.call(probe, args, kwargs, already_bytes=self.record.received_bytes)
         self.record.add(result)
         if result.failure is not None:
-            self.record.lost = _FAILURES[result.failure](result.failure_message, during_import=result.during_import)
-            raise type(self.record.lost)(result.failure_message, during_import=result.during_import)
+            self.record.lost = _FAILURES[result.failure](result.failure_message, during_import=result.during_import,
+                                                         cause=result.failure_cause)
+            raise self.record.lost.again()
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)
         return result.value

@@ -34,7 +34,7 @@ from grader.judge.specs import check_spec, visible_first
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
                                  Started, event_line)
 from grader.wire.spec import CheckSpec
-from grader.reports.model import CheckResult, LoadError, Status, cap_text
+from grader.reports.model import CheckResult, LoadError, SkipReason, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
@@ -269,6 +269,7 @@ class GraderPlugin:
                 self._infra(str(e))
                 pytest.skip("not graded")
             if reason:
+                self.phases[item.nodeid]["skipped_for"] = SkipReason.NO_GPU
                 pytest.skip(reason)
 
     @pytest.hookimpl(wrapper=True)
@@ -311,6 +312,7 @@ class GraderPlugin:
         elif report.skipped:
             result.status = Status.SKIPPED
             result.message = _skip_reason(report)
+            result.skipped_for = state.get("skipped_for")
         elif report.failed:
             classify(result, excinfo, report)
             exc = root(excinfo.value if excinfo else None)
@@ -327,11 +329,7 @@ class GraderPlugin:
     def _note_load_error(self, exc: CandidateError | SandboxFailure, check: str) -> None:
         """The import's exception, told once for the report: the checks themselves just say "not run"."""
         if isinstance(exc, SandboxFailure):  # it never finished: hung past its deadline, or took the sandbox down
-            what = str(exc).split(" ran past ", 1)
-            summary = (f"it never finished importing (it ran past "
-                       f"{what[1].replace(' while importing the submission', '')})" if len(what) == 2 else
-                       str(exc).replace(" while importing the submission", " while importing it"))
-            self.load_error = LoadError(found="sandbox", summary=without_ansi(summary)[:1000], check=check)
+            self.load_error = LoadError(found="sandbox", summary=without_ansi(exc.import_summary())[:1000], check=check)
             self._emit(LoadFailed(self.load_error))
             return
         tb = without_ansi(exc.traceback)

@@ -12,13 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.errors import EXIT_GRADED, EXIT_INFRA, EXIT_INVALID, UsageError
+from grader.wire.grant import GpuRequest
 
 INSTALL_HINT = "Install the mutation extra: pip install -c constraints.txt -e '.[mutation]'"
 
 
 def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed: int | None, solutions_dir: Path,
                  max_mutants: int | None, json_path: Path | None, min_score: float | None,
-                 runtime: str | None, gpus: str | None) -> int:
+                 runtime: str | None, gpus: GpuRequest | None) -> int:
     """Run and print everything; the exit status."""
     try:
         from grader.mutation.render import print_exercise, table, write_json
@@ -40,7 +41,7 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
     for r in low:
         console.print(f"[bold red]{r.exercise}[/]: mutation score {r.score:.0%} is below {min_score:.0%}")
     not_graded = any(r.outcome is Outcome.NOT_GRADED for x in results for r in x.results)
-    if not_graded or any(p.startswith("the reference was not graded") for x in results for p in x.problems):
+    if not_graded or any(x.reference_not_graded for x in results):
         return EXIT_INFRA
     if low or any(x.problems or x.stale for x in results):
         return EXIT_INVALID

@@ -39,6 +39,7 @@ from grader.host.grading import grade
 from grader.mutation.equivalents import FILENAME, Equivalent, Stale, load_equivalents, stale
 from grader.mutation.generate import Dropped, Mutant, generate
 from grader.reports.model import Report, Status
+from grader.wire.grant import GpuRequest
 
 
 class Outcome(str, Enum):
@@ -71,6 +72,8 @@ class ExerciseMutation:
     results: list[MutantResult] = field(default_factory=list)
     stale: list[Stale] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # the reference itself, the equivalents file
+    #: The reference's own grading was not graded (infrastructure): the run proves nothing, exit 3, not 4.
+    reference_not_graded: bool = False
     duration_s: float = 0.0
 
     def count(self, outcome: Outcome) -> int:
@@ -120,7 +123,7 @@ def sample(mutants: list[Mutant], exercise: str, limit: int | None) -> list[Muta
 
 def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                     seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, max_mutants: int | None = None,
-                    runtime: str | None = None, gpus: str | None = None) -> Iterator[ExerciseMutation]:
+                    runtime: str | None = None, gpus: GpuRequest | None = None) -> Iterator[ExerciseMutation]:
     """Generate, sample and grade every exercise's mutants in one pool; yield each exercise's result in order."""
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     folder = tempfile.TemporaryDirectory(prefix="grader-mutation-")
@@ -186,6 +189,7 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
     (reference, _, _), gradings = graded[0], iter(graded[1:])
     outcome, lost, why = classify(reference)
     if outcome is Outcome.NOT_GRADED:
+        result.reference_not_graded = True
         result.problems.append(f"the reference was not graded: {why}")
     elif outcome is not Outcome.SURVIVED:
         result.problems.append("the reference loses points on " + "; ".join(lost) + ": its mutants prove nothing")

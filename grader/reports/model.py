@@ -13,7 +13,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from grader.reports.warning import ReportWarning, WarningCode, warnings_read
 
 SCHEMA_VERSION = 1
 
@@ -67,6 +69,12 @@ def check_function(check_id: str) -> str:
     return split_check_id(check_id)[0].rsplit("::", 1)[-1]
 
 
+class SkipReason(str, Enum):
+    """Why the judge itself skipped a check (a check's own ``pytest.skip`` has none: its words are its own)."""
+
+    NO_GPU = "no_gpu"  # a GPU check in a sandbox that sees no GPU (grader.backends.gpu.gpu_skip_reason)
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -97,6 +105,9 @@ class CheckResult(_Model):
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
                                   "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+    skipped_for: SkipReason | None = Field(
+        default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
+                                  "(None: a reason the check gave, or a report before issue 28)")
 
     @property
     def function(self) -> str:
@@ -322,7 +333,9 @@ class Report(_Model):
     violations: list[Violation] = Field(default_factory=list,
                                         description="how the file leaves its exercise's language subset; any one "
                                                     "leaves every check not run (reports before issue 25 have none)")
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[ReportWarning] = Field(default_factory=list,
+                                          description="each with its code (reports before issue 28 have plain "
+                                                      "strings, read as 'unclassified')")
     load_error: LoadError | None = Field(default=None, description="why no check ran: the file does not import, "
                                                                    "or is the untouched stub (reports before "
                                                                    "issue 14 have none)")
@@ -339,8 +352,14 @@ class Report(_Model):
     audience: Literal["panel", "candidate"] = Field(
         default="panel", description="'candidate': hidden checks' details were removed from this copy")
 
+    _read_warnings = field_validator("warnings", mode="before")(warnings_read)
+
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
+
+    def warned(self, code: WarningCode) -> list[ReportWarning]:
+        """This report's warnings of kind ``code``, in order."""
+        return [w for w in self.warnings if w.code is code]
 
     @property
     def check_errors(self) -> list[CheckResult]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility, split_check_id
+from grader.reports.model import CheckResult, LoadError, Report, SkipReason, Status, Visibility, split_check_id
 from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
@@ -68,8 +68,8 @@ def for_audience(report: Report, audience: str) -> Report:
     # points were not counted. Any other skip reason of a hidden check is withheld like its message.
     checks = [c.model_copy(update={**WITHHELD, "id": opaque_id(c.id), "name": names[c.id], "tampered": [],
                                    "not_run": c.not_run and not_run_shown,
-                                   **({"message": NO_GPU} if c.gpu and c.status is Status.SKIPPED
-                                      and c.message.startswith(NO_GPU) else {})})
+                                   **({"message": NO_GPU} if c.status is Status.SKIPPED
+                                      and c.skipped_for is SkipReason.NO_GPU else {})})
               if c.id in names
               else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE, "tampered": []})
               if c.status is Status.CHECK_ERROR

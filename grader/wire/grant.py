@@ -34,6 +34,10 @@ class GpuRequest:
         return DeviceRequest(count=self.count, capabilities=[["gpu"]])
 
 
+#: What ``--gpus`` takes, in the words a bad value is refused with (here, and by the command line's option).
+GPUS_EXPECTED = "expected 'all', a count like '1', or 'device=0,1'"
+
+
 def parse_gpus(spec: str) -> GpuRequest:
     """Parse a ``--gpus`` value: ``all``, a positive count, or ``device=0,1``."""
     text = spec.strip()
@@ -45,7 +49,7 @@ def parse_gpus(spec: str) -> GpuRequest:
     if m and text.startswith("device="):
         return GpuRequest(device_ids=tuple(m.group(1).split(",")))
     raise UsageError(
-        f"Invalid --gpus {spec!r}: expected 'all', a count like '1', or 'device=0,1'.",
+        f"Invalid --gpus {spec!r}: {GPUS_EXPECTED}.",
         hint="These are the spellings `docker run --gpus` accepts.",
     )
 

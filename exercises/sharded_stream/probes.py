@@ -45,6 +45,8 @@ class Tagged(IterableDataset):
 
 def _build(shards, world_size, seed):
     kwargs = {} if seed is None else {"seed": seed}
+    if world_size is None:  # rank and world_size left to the signature's defaults (0 and 1)
+        return [sharded_stream.ShardedStream([list(s) for s in shards], **kwargs)]
     return [sharded_stream.ShardedStream([list(s) for s in shards], rank=r, world_size=world_size, **kwargs)
             for r in range(world_size)]
 
@@ -62,7 +64,8 @@ def _one_pass(datasets, num_workers: int) -> dict:
 
 
 def stream(shards, world_size, num_workers, epochs, seed=None, rng_salt=0):
-    """One ShardedStream per rank r (rank=r, world_size, seed; seed left out when None), then for
+    """One ShardedStream per rank r (rank=r, world_size, seed; seed left out when None; one instance
+    with neither rank nor world_size when world_size is None), then for
     each entry e of epochs: set_epoch(e) on every instance (not called when e is None), the global
     torch and random RNGs reseeded from rng_salt and the pass number, and one pass of a fresh
     DataLoader(Tagged(instances), batch_size=None, num_workers=num_workers) iterator.

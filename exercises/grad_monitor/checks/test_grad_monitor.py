@@ -124,11 +124,13 @@ def test_default_thresholds(sandbox):
     """Without arguments the thresholds are vanish_below=1e-7 and explode_above=1e3"""
     state = weights(9)
     extra = {"gate": one_hot(3, 0, 1e-8), "fc2.bias": one_hot(3, 2, 1e-6),
-             "fc1.bias": one_hot(6, 0, 1000.0), "fc2.weight": torch.full((3, 6), 1e3)}
+             "fc1.bias": one_hot(6, 0, 1000.0),
+             "fc2.weight": one_hot(18, 0, 1000.5).reshape(3, 6)}   # just above 1e3: a default of 1001 misses it
     steps = [step(9, 2, silent=True, extra=extra)]
     result = _run(sandbox, state, [], {}, steps)
     want, _ = expected(state, [], steps)
-    check_report(result["report"], want, "GradMonitor(model) with gradients of norm 1e-8, 1e-6, 1e3 and 4.2e3")
+    check_report(result["report"], want,
+                 "GradMonitor(model) with gradients of norm 1e-8, 1e-6, 1e3 and 1000.5")
 
 
 @pytest.mark.points(2)

@@ -203,6 +203,22 @@ def test_records_shuffled(sandbox):
         raise AssertionError(f"{what}: epochs 0 and 1 gave the same order {orders[0]}")
 
 
+@pytest.mark.points(1)
+def test_defaults(sandbox):
+    """ShardedStream(shards) alone is rank 0 of world_size 1 with seed 0, the signature's defaults"""
+    sizes = [5, 3, 4]
+    what = f"ShardedStream(shards) with every argument left to its default, shard sizes {sizes}"
+    passes = sandbox.call("stream", make_shards(sizes), None, 0, [None])
+    if not isinstance(passes, list) or len(passes) != 1:
+        raise AssertionError(f"the probe returned {type(passes).__name__}, not 1 pass")
+    got = slots(passes[0], 1, 0, what)
+    expect_exactly_once(got, make_shards(sizes), what)
+    (explicit,) = _stream(sandbox, sizes, 1, 0, [None], seed=DEFAULT_SEED)
+    if got != explicit:
+        raise AssertionError(f"{what}: yielded {got[(0, 0)]}, but ShardedStream(shards, rank=0, world_size=1, "
+                             f"seed=0) yields {explicit[(0, 0)]}: the defaults must be rank=0, world_size=1, seed=0")
+
+
 # ------------------------------------------------------------------------------------------ errors
 
 

@@ -3,10 +3,11 @@
 Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by
 hand. It reads one JSON request per line on stdin (``{"id", "argv", "cwd",
 "log", "env"}`` for a judge, ``{"id", "task": "audit", "input", "out", "log"}`` for
-a submission's subset check, which looks torch's objects up) and answers on stdout with ``{"id", "pid"}`` when a judge is forked and
-``{"id", "exit"}`` when it ends. It stays single-threaded, so forking is safe,
-and exits when stdin closes: the grader that started it is gone. Its children
-get SIGKILL when it exits, so no judge outlives either.
+a submission's subset check, which looks torch's objects up) and answers on stdout
+with ``{"id", "pid"}`` when a child is forked and ``{"id", "exit"}`` when it ends.
+It stays single-threaded, so forking is safe, and exits when stdin closes: the
+grader that started it is gone. Its children get SIGKILL when it exits, so no
+judge outlives either.
 
 Why not ``multiprocessing``'s forkserver: its children re-run the parent's main
 script to rebuild ``__main__``, which breaks any program that calls ``grade()``
@@ -69,7 +70,7 @@ def serve() -> None:
                 if pid == 0:
                     for fd in (replies, wake_r, wake_w):
                         os.close(fd)
-                    (_audit if request.get("task") == "audit" else _judge)(request)
+                    _child(request)
                 children[pid] = request["id"]
                 _reply(replies, {"id": request["id"], "pid": pid})
         _reap(children, replies)
@@ -102,7 +103,7 @@ def _one_thread() -> None:
         pass
 
 
-def _judge(request: dict) -> None:  # the forked child: becomes one judge run, never returns
+def _child(request: dict) -> None:  # the forked child: one judge run or one subset check; never returns
     code = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -115,15 +116,10 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        os.chdir(request["cwd"])
-        os.environ.clear()  # the grader's environment now (warm.judge_environment), not the server's
-        os.environ.update(request["env"])
-        _one_thread()
-        import pytest
-
-        code = int(pytest.main(request["argv"]))
-    except BaseException as e:  # noqa: BLE001 - reported in the log; the runner sees no outcomes
-        print(f"grader judge failed to start: {e!r}", file=sys.stderr)
+        code = _audit(request) if request.get("task") == "audit" else _judge(request)
+    except BaseException as e:  # noqa: BLE001 - reported in the log; the caller sees no outcome or answer
+        what = "audit" if request.get("task") == "audit" else "judge"
+        print(f"grader {what} failed to start: {e!r}", file=sys.stderr)
     finally:
         try:
             sys.stdout.flush()
@@ -132,28 +128,26 @@ def _judge(request: dict) -> None:  # the forked child: becomes one judge run, n
             os._exit(code)
 
 
-def _audit(request: dict) -> None:  # the forked child: one subset check, its answer written to a file
-    code = 1
-    try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        from grader.host.warm import die_with_parent
+def _judge(request: dict) -> int:
+    """One judge run, in the grader's environment of now (``warm.judge_environment``), not the server's."""
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    _one_thread()
+    import pytest
 
-        die_with_parent()
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        from grader.subset.audit import AUDIT_JSON, AuditRequest
+    return int(pytest.main(request["argv"]))
 
-        with open(request["input"], encoding="utf-8") as f:
-            audit = AuditRequest.model_validate_json(f.read()).run()
-        with open(request["out"], "wb") as f:
-            f.write(AUDIT_JSON.dump_json(audit))
-        code = 0
-    except BaseException as e:  # noqa: BLE001 - the caller gets no answer and runs the check itself
-        print(f"grader audit failed: {e!r}", file=sys.stderr)
-    finally:
-        os._exit(code)
+
+def _audit(request: dict) -> int:
+    """One subset check: the request read from ``input``, the ``SourceAudit`` written to ``out`` as JSON."""
+    from grader.subset.audit import AUDIT_JSON, AuditRequest
+
+    with open(request["input"], encoding="utf-8") as f:
+        audit = AuditRequest.model_validate_json(f.read()).run()
+    with open(request["out"], "wb") as f:
+        f.write(AUDIT_JSON.dump_json(audit))
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The local sandbox's GPU plan: which memory limit applies, what is passed on to the worker, what the report says.
 
 No GPU here: the capabilities CUDA would report are given by hand, and a real (CPU-torch) worker shows what
-it was started with. That a CUDA worker starts and sees its device under this plan has not run on a GPU in
-this repository's CI (README, "What has run on a GPU"); ``scripts/gpu-smoke.sh --sandbox local`` proves it.
+it was started with. That a CUDA worker starts and sees its device under this plan cannot run in this
+repository's CI; ``scripts/gpu-smoke.sh --sandbox local`` proves it, and did on an H200 (README, "What has and
+has not run on a GPU").
 """
 
 from __future__ import annotations

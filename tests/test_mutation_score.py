@@ -1,5 +1,6 @@
 """grader validate --mutation: the classification rules, recorded equivalents, the toy graded end to end, exit codes."""
 
+import io
 import json
 import shutil
 import sys
@@ -13,6 +14,7 @@ pytest.importorskip("cosmic_ray", reason="the mutation extra (cosmic-ray) is not
 
 from grader.cli import main  # noqa: E402
 from grader.errors import ExerciseError  # noqa: E402
+from grader.exercise import load_exercise  # noqa: E402
 from grader.mutation import score as score_module  # noqa: E402
 from grader.mutation.equivalents import load_equivalents, stale  # noqa: E402
 from grader.mutation.generate import generate  # noqa: E402
@@ -159,6 +161,7 @@ def test_cli_writes_json_and_exits_4_on_a_stale_record(looping_run, tmp_path):
                                   "--mutation", "--max-mutants", "1", "--json", str(out)], catch_exceptions=False)
     assert r.exit_code == 4, r.output
     assert "mul_to_div@10:14: stale, line 10 now reads 'return x * factor'" in r.output
+    assert json.loads(out.read_text())["complete"] is True
     record = json.loads(out.read_text())["exercises"][0]
     assert record["exercise"] == "toy" and record["stale"][0]["id"] == "mul_to_div@10:14"
     assert len([m for m in record["mutants"] if m["outcome"] != "equivalent"]) <= 1
@@ -224,3 +227,27 @@ def test_a_reference_not_graded_exits_3_by_the_results_flag_not_its_problems_wor
     monkeypatch.setattr(score_module, "score_exercises", lambda *a, **k: iter([result]))
     r = invoke()
     assert r.exit_code == 3, r.output
+
+
+def test_json_is_written_after_each_exercise_so_a_stopped_run_keeps_what_it_graded(monkeypatch, tmp_path):
+    """A long run (every mutant of 27 exercises) stopped midway keeps the exercises it finished, marked incomplete."""
+    from rich.console import Console
+
+    from grader.mutation.command import run_mutation
+
+    monkeypatch.setattr(score_module, "grade", _fake_grade(lambda s: report(check("a", Status.FAILED, 0.0))))
+    real = score_module.score_exercises
+
+    def stopped_after_one(specs, **kw):
+        yield next(real(specs[:1], **kw))
+        raise KeyboardInterrupt  # the panel's Ctrl-C, or a CI step's timeout, before the second exercise
+
+    monkeypatch.setattr(score_module, "score_exercises", stopped_after_one)
+    out = tmp_path / "m.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_mutation(Console(file=io.StringIO()), [load_exercise(TOY), load_exercise(TOY)], sandbox="local", jobs=1,
+                     seed=None, solutions_dir=SOLUTIONS, max_mutants=None, json_path=out, min_score=None,
+                     runtime=None, gpus=None)
+    record = json.loads(out.read_text())
+    assert record["complete"] is False
+    assert [e["exercise"] for e in record["exercises"]] == ["toy"] and record["exercises"][0]["counts"]["killed"] > 0

@@ -34,9 +34,10 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
                                   max_mutants=max_mutants, runtime=runtime, gpus=gpus):
         results.append(result)
         print_exercise(console, result)
+        if json_path is not None:  # after each exercise: a run stopped midway keeps what it graded
+            write_json(json_path, results, max_mutants=max_mutants, seed=seed,
+                       complete=len(results) == len(exercises))
     console.print(table(results))
-    if json_path is not None:
-        write_json(json_path, results, max_mutants=max_mutants, seed=seed)
     low = [r for r in results if min_score is not None and r.score is not None and r.score < min_score]
     for r in low:
         console.print(f"[bold red]{r.exercise}[/]: mutation score {r.score:.0%} is below {min_score:.0%}")

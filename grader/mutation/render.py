@@ -61,9 +61,11 @@ def table(results: list[ExerciseMutation]):
     return t
 
 
-def write_json(path: Path, results: list[ExerciseMutation], *, max_mutants: int | None, seed: int | None) -> None:
+def write_json(path: Path, results: list[ExerciseMutation], *, max_mutants: int | None, seed: int | None,
+               complete: bool = True) -> None:
+    """The run's outcomes so far; ``complete`` is False while exercises of the run are still to come."""
     record = {
-        "max_mutants": max_mutants, "seed": seed,
+        "max_mutants": max_mutants, "seed": seed, "complete": complete,
         "exercises": [{
             "exercise": r.exercise, "generated": r.generated, "score": r.score,
             "counts": {o.value: r.count(o) for o in Outcome},

@@ -76,9 +76,11 @@ def _module_report(m) -> dict:
     }
 
 
-def mha_build(d_model, n_heads, bias=True):
-    """Construct MultiHeadAttention(d_model, n_heads, bias=bias) and describe it."""
-    return _module_report(probekit.seeded(attention.MultiHeadAttention, d_model, n_heads, bias=bias))
+def mha_build(d_model, n_heads, bias=None):
+    """Construct MultiHeadAttention(d_model, n_heads, bias=bias) and describe it; with no ``bias``, the call
+    leaves it out, so the constructor's own default is what is described (the prompt's is True)."""
+    given = {} if bias is None else {"bias": bias}
+    return _module_report(probekit.seeded(attention.MultiHeadAttention, d_model, n_heads, **given))
 
 
 def mha_forward(

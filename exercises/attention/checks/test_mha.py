@@ -77,7 +77,8 @@ def _expected_params(d_model: int, bias: bool) -> list[list]:
     return sorted([n, [d_model, d_model] if n.endswith("weight") else [d_model]] for n in names)
 
 
-def _check_structure(report: dict, d_model: int, bias: bool) -> None:
+def _check_structure(report: dict, d_model: int, bias: bool, built: str = "") -> None:
+    built = built or f"bias={bias}"
     if not report["is_module"]:
         raise AssertionError("MultiHeadAttention must be an nn.Module")
     for name in PROJECTIONS:
@@ -90,7 +91,7 @@ def _check_structure(report: dict, d_model: int, bias: bool) -> None:
                 f"nn.Linear({info['in_features']}, {info['out_features']})"
             )
         if info["has_bias"] != bias:
-            raise AssertionError(f"{name} must {'have' if bias else 'not have'} a bias with bias={bias}")
+            raise AssertionError(f"{name} must {'have' if bias else 'not have'} a bias with {built}")
     got = sorted(report["params"])
     want = _expected_params(d_model, bias)
     if got != want:
@@ -113,8 +114,8 @@ def _check_structure(report: dict, d_model: int, bias: bool) -> None:
 def test_mha_projections(sandbox):
     """MHA: W_q, W_k, W_v, W_o: nn.Linear(d_model, d_model), no other parameters"""
     for d_model, n_heads in [(12, 3), (4, 4), (5, 1)]:
-        report = call(sandbox, "mha_build", d_model, n_heads)
-        _check_structure(report, d_model, bias=True)
+        report = call(sandbox, "mha_build", d_model, n_heads)  # bias left out: the default must be True
+        _check_structure(report, d_model, bias=True, built="bias left at its default (True)")
 
 
 @pytest.mark.points(1)

@@ -166,7 +166,9 @@ def test_rejects_bad_requests(sandbox):
 def test_rejects_time_going_backwards(sandbox):
     """ValueError (naming now) when now goes back; an equal now is fine; a rejected call changes nothing"""
     schedule = [submit(1.0, _one_row(1)), poll(1.5), submit(1.25, _one_row(2)), poll(1.25), poll(1.5),
-                submit(1.5, _one_row(3)), poll(2.0), poll(2.5)]
+                submit(1.5, _one_row(3)), poll(2.0), poll(2.5),
+                # a submit moves the clock too: an earlier submit right after it, with no poll between, raises
+                submit(3.0, _one_row(4)), submit(2.75, _one_row(5)), poll(4.0)]
     run = Run(sandbox, 4, 1.0, schedule)
     run.raises()
     run.flushes()

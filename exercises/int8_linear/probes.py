@@ -112,11 +112,13 @@ def memory(weight, bias, x):
 
 
 def round_trip(weight, bias, xs):
-    """Load from_float's state_dict into QuantLinear(in, out, bias); outputs of both layers, and of the
-    original after the linear layer's weight and bias were changed in place."""
+    """Load from_float's state_dict into QuantLinear(in, out[, bias=False]); outputs of both layers, and of the
+    original after the linear layer's weight and bias were changed in place. With a bias, the constructor's
+    ``bias`` is left at its default (the prompt's is True)."""
     linear, q = _quantised(weight, bias)
     state = q.state_dict()
-    fresh = int8_linear.QuantLinear(weight.shape[1], weight.shape[0], bias=bias is not None)
+    given = {} if bias is not None else {"bias": False}
+    fresh = int8_linear.QuantLinear(weight.shape[1], weight.shape[0], **given)
     fresh.load_state_dict(state, strict=True)
     report = {"fresh": [probekit.tensor(fresh(x)) for x in xs], "original": [probekit.tensor(q(x)) for x in xs]}
     with torch.no_grad():

@@ -221,7 +221,8 @@ def test_state_dict_round_trip(sandbox, seed, out_features, in_features, has_bia
     b = bias(seed, out_features) if has_bias else None
     xs = inputs(seed, in_features, [[3]])
     r = sandbox.call("round_trip", w, b, xs)
-    where = f"QuantLinear({in_features}, {out_features}, bias={has_bias}).load_state_dict(from_float(...).state_dict())"
+    built = f"QuantLinear({in_features}, {out_features}{'' if has_bias else ', bias=False'})"  # a bias: the default
+    where = f"{built}.load_state_dict(from_float(...).state_dict())"
     check_forward(r["fresh"][0], w, b, xs[0], where)
 
 

@@ -59,8 +59,11 @@ def apply(report: Report, audit: SourceAudit) -> Report:
         everywhere = _reason_for_every_check(audit, findings, runtime_hits, guard)
         penalty = "subset" if guard else "tampering" if any(f.kind is FindingKind.TAMPERING for f in findings) \
             else "forbidden"
-        update["checks"] = [_no_credit(c, reason, penalty) if reason and c.status not in kept else c
-                            for c in report.checks for reason in [everywhere or _runtime_reason(c)]]
+        def decided(check: CheckResult) -> CheckResult:
+            reason = everywhere or _runtime_reason(check)
+            return _no_credit(check, reason, penalty) if reason and check.status not in kept else check
+
+        update["checks"] = [decided(c) for c in report.checks]
     return report.model_copy(update=update)
 
 

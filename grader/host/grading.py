@@ -292,8 +292,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
 
         warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
     if sandbox is not None:
-        warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w)  # measured by the wall
-                     for w in sandbox.deadline_warnings]  # clock, and why
+        # deadlines measured by the wall clock, and why
+        warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w) for w in sandbox.deadline_warnings]
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
         warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "

@@ -104,7 +104,7 @@ def _one_thread() -> None:
 
 
 def _child(request: dict) -> None:  # the forked child: one judge run or one subset check; never returns
-    code = 1
+    code, task = 1, request.get("task", "judge")
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -116,10 +116,9 @@ def _child(request: dict) -> None:  # the forked child: one judge run or one sub
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        code = _audit(request) if request.get("task") == "audit" else _judge(request)
+        code = _audit(request) if task == "audit" else _judge(request)
     except BaseException as e:  # noqa: BLE001 - reported in the log; the caller sees no outcome or answer
-        what = "audit" if request.get("task") == "audit" else "judge"
-        print(f"grader {what} failed to start: {e!r}", file=sys.stderr)
+        print(f"grader {task} failed: {e!r}", file=sys.stderr)
     finally:
         try:
             sys.stdout.flush()

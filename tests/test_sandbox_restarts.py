@@ -193,7 +193,7 @@ def test_the_load_average_plays_no_part(monkeypatch):
 
 #: A well-formed hello (grader.wire.selfreport validates every field) from a torch that is not there.
 HELLO = {"type": "hello", "torch": "0.0-fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
-         "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}}
+         "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}, "no_exec": True}
 
 
 class FakeClock:

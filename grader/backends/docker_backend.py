@@ -70,7 +70,7 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
     # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
     lifetime = int(limits.grading_timeout_s + ahead_s) + 60
     command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels,
-                                                                     greet=ahead_s > 0)
+                                                                     greet=ahead_s > 0, forkserver=limits.forkserver)
     kwargs = dict(
         image=image,
         command=command,

@@ -242,7 +242,7 @@ def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: Rl
     def start() -> LocalTransport:
         workdir = tempfile.TemporaryDirectory(prefix="grader-local-")
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels),
+            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels, forkserver=limits.forkserver),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=workdir.name, env=worker_environment(workdir.name, staged, limits, gpu),
             **processes.group_popen_kwargs(),

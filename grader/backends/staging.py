@@ -7,18 +7,24 @@ container sees under ``/sandbox``::
     lib/grader/__init__.py            empty
     lib/grader/wire/__init__.py       empty
     lib/grader/wire/protocol.py       the framed protocol (grader.wire.protocol)
+    lib/grader/wire/module_ast.py     a syntax tree as JSON (grader.wire.module_ast)
+    lib/grader/wire/guarded.py        the guards' names a rewritten module calls (grader.wire.guarded)
     lib/grader/sandbox/__init__.py    empty
     lib/grader/sandbox/worker.py
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
     lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
-    lib/grader/sandbox/restricted.py  the subset's runtime guard (grader.sandbox.restricted)
+    lib/grader/sandbox/no_exec.py     no new program once the worker has started (grader.sandbox.no_exec)
+    lib/grader/sandbox/sealed.py      what a forkserver the worker starts does first (grader.sandbox.sealed)
+    lib/grader/sandbox/restricted.py  loads the rewritten module under the runtime subset (grader.sandbox.restricted)
+    lib/grader/sandbox/runtime_subset.py, guard_ops.py   the runtime subset and its guarded operations
     probes/probes.py
     probes/shared.py                  the exercise's shared.py, when it has one
     submission/<module>.py            the candidate's file, under the exercise's name
-    subset/<module>.py                the loader every ``import <module>`` finds first: it runs
-                                      submission/<module>.py under the guard, with the judge's lists
+    subset/<module>.py                the loader every ``import <module>`` finds first: it runs the
+                                      judge's rewrite of submission/<module>.py under the runtime subset
+    subset/<module>.json              that rewrite (``grader.subset.rewrite``), a syntax tree as JSON
 
 ``shared.py`` is code an exercise's probes and checks both use (a model the checks
 compute with and the probes build): it is written for the sandbox to read, like
@@ -47,6 +53,8 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/__init__.py": None,
     "lib/grader/wire/__init__.py": None,
     "lib/grader/wire/protocol.py": _PACKAGE / "wire" / "protocol.py",
+    "lib/grader/wire/module_ast.py": _PACKAGE / "wire" / "module_ast.py",
+    "lib/grader/wire/guarded.py": _PACKAGE / "wire" / "guarded.py",
     "lib/grader/sandbox/__init__.py": None,
     "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
     "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
@@ -54,6 +62,10 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
     "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
     "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
+    "lib/grader/sandbox/runtime_subset.py": _PACKAGE / "sandbox" / "runtime_subset.py",
+    "lib/grader/sandbox/guard_ops.py": _PACKAGE / "sandbox" / "guard_ops.py",
+    "lib/grader/sandbox/no_exec.py": _PACKAGE / "sandbox" / "no_exec.py",
+    "lib/grader/sandbox/sealed.py": _PACKAGE / "sandbox" / "sealed.py",
 }
 
 
@@ -101,9 +113,13 @@ def stage_submission(staged: Staged, *, submission: Path, module_name: str, guar
 
     Written by the judge on the host side of the read-only mount: the sandbox cannot change either
     file, whether it was started before they were written or after."""
-    files = {f"submission/{module_name}.py": submission.read_bytes()}
+    source = submission.read_bytes()
+    files = {f"submission/{module_name}.py": source}
     if guard is not None:
         files[f"subset/{module_name}.py"] = loader_source(module_name, guard).encode("utf-8")
+        rewritten = _rewritten(source, f"{module_name}.py")
+        if rewritten is not None:  # a file the judge cannot parse fails its import: nothing unguarded runs
+            files[f"subset/{module_name}.json"] = rewritten.encode("utf-8")
     for rel, data in files.items():
         target = staged.root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +128,15 @@ def stage_submission(staged: Staged, *, submission: Path, module_name: str, guar
         os.replace(partial, target)
     _readable(staged.root)
     return staged
+
+
+def _rewritten(source: bytes, filename: str) -> str | None:
+    from grader.subset.rewrite import rewritten_json
+
+    try:
+        return rewritten_json(source, filename=filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _readable(dest: Path) -> None:
@@ -131,7 +156,8 @@ def loader_source(module_name: str, guard: dict) -> str:
 
 def worker_argv(python: str, staged_root: str, forbidden: list[str],
                 rlimits: dict[str, tuple[int, int]] | None = None,
-                kernels: dict[str, list[str]] | None = None, *, greet: bool = False) -> list[str]:
+                kernels: dict[str, list[str]] | None = None, *, greet: bool = False,
+                forkserver: bool = False) -> list[str]:
     """The worker's command line, with paths as seen from where it runs.
 
     ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
@@ -149,4 +175,6 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
         argv += ["--rlimit", f"{name}={soft}:{hard}"]
     if greet:
         argv.append("--greet")
+    if forkserver:
+        argv.append("--forkserver")
     return argv

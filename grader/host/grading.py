@@ -294,6 +294,10 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
     if sandbox is not None:
         # deadlines measured by the wall clock, and why
         warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w) for w in sandbox.deadline_warnings]
+    if hello is not None and not hello.no_exec:
+        warnings.append(ReportWarning(code=WarningCode.PROGRAMS_NOT_SEALED, message=(
+            "the sandbox could not refuse new programs (no seccomp filter on this platform or kernel): a program "
+            "started from the sandbox would not have the exercise's forbidden APIs removed")))
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
         warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "

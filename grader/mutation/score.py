@@ -204,8 +204,8 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
             result.problems.append(f"check error on mutant {mutant.id}: {names} raised an error of its own "
                                    "(a bug in the check, not a kill)")
         r = MutantResult(mutant, outcome, lost, why, duration_s=round(end - start, 2))
-        r.check_s = sum(c.duration_s for c in report.checks)
+        r.check_s = sum(c.duration_s or 0.0 for c in report.checks)
         first = next((i for i, c in enumerate(report.checks) if c.name in lost), None)
-        r.check_s_to_first_loss = sum(c.duration_s for c in report.checks[:first + 1]) if first is not None else 0.0
+        r.check_s_to_first_loss = sum(c.duration_s or 0.0 for c in report.checks[:first + 1]) if first is not None else 0.0
         result.results.append(r)
     result.duration_s = round(max(e for _, _, e in graded) - min(s for _, s, _ in graded), 2)

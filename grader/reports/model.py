@@ -93,7 +93,8 @@ class CheckResult(_Model):
                                                            "import during this check (a violation of the subset)")
     output: str = ""
     output_truncated: bool = False
-    duration_s: float = 0.0
+    duration_s: float | None = Field(default=0.0, description="seconds the check took; None in a candidate's copy "
+                                                               "of a hidden check (its timing could tell its inputs)")
     not_run: bool = Field(default=False, description="the candidate's logic never ran: the file does not import "
                                                      "(the cause is the report's load_error, told once)")
     raised: str | None = Field(default=None, description="status error: the class name of the exception the "

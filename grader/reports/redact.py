@@ -7,8 +7,9 @@ candidate audience writes :func:`for_audience`'s copy, and every scorecard
 
 A hidden check's inputs can hide in more than its message: in its pytest id and
 name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
-hit that names the check, and in a "not graded" reason that quotes the judge's
-log. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
+hit that names the check, in a "not graded" reason that quotes the judge's
+log, and in its timing (a file that sleeps in proportion to an input): a hidden
+check keeps no duration, the grading's total is whole seconds. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
 those every check of which is visible (``Diagnosis.candidate_visible``); interview follow-ups carry
 the panel's answers and are dropped. Each is handled here. The copy says so (``audience: candidate``), is
 never fed back into a batch, and redacting it again changes nothing.
@@ -32,7 +33,7 @@ from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False, "raised": None}
+            "output_truncated": False, "raised": None, "duration_s": None}
 
 #: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
@@ -88,7 +89,8 @@ def for_audience(report: Report, audience: str) -> Report:
                                      "violations": violations,
                                      "load_error": load_error, "follow_ups": [],
                                      "diagnosis": [d for d in report.diagnosis if d.candidate_visible],
-                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
+                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason),
+                                     "duration_s": float(round(report.duration_s))})
 
 
 #: What a candidate reads when their file first failed to import during a hidden check (every check

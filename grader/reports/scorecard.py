@@ -196,7 +196,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         warnings=[w.message for w in report.warnings],
         environment=_environment_rows(report),
         started_at=report.started_at,
-        duration=f"{report.duration_s:.1f} s",
+        duration=f"{report.duration_s:.0f} s" if report.audience == "candidate" else f"{report.duration_s:.1f} s",
         timing=timing,
         late=late,
         late_note=late_note,

@@ -27,6 +27,7 @@ class WarningCode(str, Enum):
     WALL_CLOCK_DEADLINE = "wall_clock_deadline"  # call deadlines measured by the wall clock, and why
     FORBIDDEN_API_ABSENT = "forbidden_api_absent"  # a forbidden API this torch lacks: only the source audit covers it
     UNDOCUMENTED_CHECK = "undocumented_check"  # a check without a docstring: its scorecard name is made up
+    PROGRAMS_NOT_SEALED = "programs_not_sealed"  # the sandbox could not refuse new programs (no seccomp filter)
     UNCLASSIFIED = "unclassified"  # read from a report written before warnings had codes
 
 

@@ -237,10 +237,20 @@ def _context():
         import multiprocessing
 
         ctx = multiprocessing.get_context("forkserver")
-        # torch._dynamo: the first optimizer built in a process imports it (~2 s); once in the server.
-        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo"])
+        # torch._dynamo: the first optimizer built in a process imports it (~2 s); once in the server. Then
+        # grader.sandbox.sealed: the server removes the forbidden APIs and refuses new programs before it forks.
+        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo", "grader.sandbox.sealed"])
         _CONTEXT = ctx
     return _CONTEXT
+
+
+def start_forkserver() -> None:
+    """Start the ranks' forkserver now: the worker calls this while programs may still start (``[limits]
+    forkserver``); once the sandbox refuses new programs, a server not yet started could not be."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
 
 
 def _rank_main(rank: int, world_size: int, workdir: str, rank_fn) -> None:

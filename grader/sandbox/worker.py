@@ -5,14 +5,14 @@ It answers ``call`` frames by running a probe from the exercise's ``probes.py``
 decides pass or fail: everything it says is data the judge checks.
 
 Before the probes (and through them the candidate's module) are imported, the
-exercise's forbidden APIs are removed from the process (``grader.sandbox.removal``);
-what was called of them goes back with each result as indices into the ``--forbid``
-list, which the judge names in its own words.
+exercise's forbidden APIs are removed from the process (``grader.sandbox.removal``)
+and no new program may start (``grader.sandbox.no_exec``); what was called of them goes
+back with each result as indices into the ``--forbid`` list, which the judge names.
 
 It imports the standard library, torch, ``grader.wire.protocol`` and the files staged
 beside it only, because it runs from a read-only copy in a bare runtime image. Start it as
 ``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
-[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...] [--greet]``.
+[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...] [--forkserver] [--greet]``.
 
 Channels: the protocol uses private duplicates of the original stdin/stdout.
 File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
@@ -32,7 +32,7 @@ import time
 import traceback
 
 from grader.wire import protocol
-from grader.sandbox import removal
+from grader.sandbox import no_exec, removal
 
 OUTPUT_CAP = 8000  # characters of candidate output sent back per call
 
@@ -214,6 +214,8 @@ def main(argv=None) -> None:
     parser.add_argument("--kernel", action="append", default=[], help="API=PATTERN: a kernel that stands for API")
     parser.add_argument("--rlimit", action="append", default=[], help="RLIMIT_NAME=SOFT:HARD (repeatable)")
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
+    parser.add_argument("--forkserver", action="store_true",
+                        help="start the probes' forkserver before no new program may start (DDP ranks)")
     parser.add_argument("--greet", action="store_true",
                         help="started ahead of its judge: say hello only once asked (a greet frame)")
     args = parser.parse_args(argv)
@@ -269,6 +271,11 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         kernels.setdefault(api, []).append(pattern)
     # Before the probes (and through them the candidate's module) are imported: see grader.sandbox.removal.
     forbidden = removal.install(args.forbid, kernels, candidate_dirs=[args.submission_dir])
+    if args.forkserver:  # its server seals itself too (grader.sandbox.sealed) before it forks a rank
+        from grader.sandbox import probekit
+
+        probekit.start_forkserver()
+    sealed = no_exec.install() == "installed"
     if args.greet:
         # Started ahead of its judge (grader.backends.prestart): nobody may be listening yet, so the hello
         # waits for the judge's greet. Nothing of the submission has been read: it may not be staged yet.
@@ -285,6 +292,7 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         "forbidden_missing": forbidden.missing,
         "forbidden_packages": forbidden.packages,
         **(rlimits or {"rlimits_applied": [], "rlimits_failed": {}}),
+        "no_exec": sealed,
     })
     Worker(args, send, capture, forbidden).serve(read)
 

@@ -51,6 +51,7 @@ EXPECTED = {
     "spy_hidden_files.py": {Status.FAILED, Status.ERROR},
     "spy_sandbox_facts.py": {Status.FAILED, Status.ERROR},
     "huge_frame.py": {Status.FAILED},  # run raw: the frame is refused from its header, the check fails by name
+    "new_program.py": {Status.PASSED, Status.FAILED},  # run raw: it computes; no program it starts ever runs
 }
 #: Files that stay inside the toy's subset: graded, they run, and the report is what the sandbox did.
 IN_THE_SUBSET = {"always_equal.py", "infinite_loop.py", "memory_bomb.py", "tensor_subclass.py"}
@@ -171,6 +172,9 @@ def _specific(name, outcome: Outcome):
                    for m in outcome.messages), outcome.messages
     elif name == "memory_bomb.py":
         assert any("memory" in m for m in outcome.messages), outcome.messages
+    elif name == "new_program.py":  # no new program: every route to one is refused, in every call
+        lines = [l for l in outcome.output.splitlines() if l.startswith("STARTED=")]
+        assert lines and all(l == "STARTED=" for l in lines), lines
     elif name == "huge_frame.py":  # refused from the frame header: the call fails by name, no infra error
         assert any("sent a 240 MB result for 'scale'; what one check may receive is limited to 16 MB" in m
                    for m in outcome.messages), outcome.messages

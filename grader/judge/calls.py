@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.backends.call_result import CallResult, Failure
+from grader.wire.guarded import REFUSALS
 from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 
@@ -116,8 +117,10 @@ class CheckRecord:
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
     #: A call ended in the subset guard's refusal (``grader.sandbox.restricted``): read from the error's type,
-    #: never from its text, and told in the judge's own words (``grader.host.decision``).
+    #: never from its text, and told in the judge's own words (``grader.host.decision``); ``guard_reason`` is
+    #: why, a key of ``grader.wire.guarded.REFUSALS`` named by the refusal's class (None: an older sandbox's).
     guard_refused: bool = False
+    guard_reason: str | None = None
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -132,6 +135,8 @@ class CheckRecord:
                 self.forbidden.append(index)
         if result.error is not None and GUARD_ERROR in result.error.qualnames:
             self.guard_refused = True
+            self.guard_reason = self.guard_reason or next(
+                (kind for kind, name in REFUSALS.items() if name in result.error.qualnames), None)
 
 
 class CheckSandbox:

@@ -34,7 +34,7 @@ from grader.judge.specs import check_spec, visible_first
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
                                  Started, event_line)
 from grader.wire.spec import CheckSpec
-from grader.reports.model import CheckResult, LoadError, SkipReason, Status, cap_text
+from grader.reports.model import CheckResult, GuardReason, LoadError, SkipReason, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
@@ -306,6 +306,7 @@ class GraderPlugin:
             result.output_truncated = result.output_truncated or record.output_dropped > 0
             result.forbidden = self.exercise.config.forbidden.named(record.forbidden)
             result.guard_refused = record.guard_refused
+            result.guard_reason = GuardReason(record.guard_reason) if record.guard_reason else None
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
             result.status, result.message = Status.ERROR, "the check produced no outcome"

@@ -75,6 +75,19 @@ class SkipReason(str, Enum):
     NO_GPU = "no_gpu"  # a GPU check in a sandbox that sees no GPU (grader.backends.gpu.gpu_skip_reason)
 
 
+class GuardReason(str, Enum):
+    """Why the sandbox's runtime subset refused an operation (``grader.wire.guarded.REFUSALS`` by key)."""
+
+    NAME = "name"  # a dunder off the list, frame internals, a dispatch switch, a computed forbidden name
+    PRIVATE = "private"  # a private name of an object the candidate did not make
+    MODULE = "module"  # a module, or a module's member, outside the exercise's subset
+    VALUE = "value"  # a frame, code, a namespace, or what runs code or starts programs
+    FORBIDDEN = "forbidden"  # a forbidden API reached under another name
+    WRITE = "write"  # code the candidate did not write patched, or a namespace written into
+    IMPORT = "import"  # an import outside the subset
+    OPEN = "open"  # a file under /proc, /sys or /dev
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -89,6 +102,8 @@ class CheckResult(_Model):
     forbidden: list[str] = Field(default_factory=list)
     tampered: list[str] = Field(default_factory=list,
                                 description="what the sandbox's own nets saw changed under them during this check")
+    guard_reason: GuardReason | None = Field(default=None, description="why the sandbox's runtime subset refused "
+                                                                       "(None: it did not, or an older report)")
     guard_refused: bool = Field(default=False, description="the sandbox's subset guard refused a computed name or an "
                                                            "import during this check (a violation of the subset)")
     output: str = ""

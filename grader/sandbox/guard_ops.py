@@ -35,13 +35,14 @@ def operations(subset: RuntimeSubset) -> dict:
         """A module's member is the policy's to allow, decided before it is read (no lazy import runs)."""
         if type(obj) is types.ModuleType and not subset.member_allowed(obj.__dict__.get("__name__", ""), name,
                                                                        obj.__dict__.get(name)):
-            refuse("member")
+            refuse("module")
 
     def fetched(obj, name, value, *, computed: bool):
         if type(value) in plain:
             return value
-        if subset.value_refused(value):
-            refuse("value")
+        why = subset.value_refused(value)
+        if why is not None:
+            refuse(why)
         if id(value) in subset.forbidden and (computed or name not in subset.refused_names):
             refuse("forbidden")
         return value
@@ -58,7 +59,7 @@ def operations(subset: RuntimeSubset) -> dict:
             current = obj.__dict__.get(name)
             if callable(current) or type(current) is types.ModuleType or not subset.member_allowed(
                     obj.__dict__.get("__name__", ""), name, current):
-                refuse("module write")
+                refuse("write")
         elif (isinstance(obj, type) or kind in (types.FunctionType, types.BuiltinFunctionType)
               or name_kind(name) != PRIVATE and name.startswith("__")) and not owned(obj):
             refuse("write")
@@ -69,7 +70,7 @@ def operations(subset: RuntimeSubset) -> dict:
 
     def delete(obj, name):
         if type(obj) is types.ModuleType:
-            refuse("module write")
+            refuse("write")
         return writable(obj, name, computed=False)
 
     def update(obj, name):
@@ -77,13 +78,16 @@ def operations(subset: RuntimeSubset) -> dict:
         return writable(obj, name, computed=False)
 
     def value(v):
-        if type(v) in plain or not subset.value_refused(v):
+        if type(v) in plain:
             return v
-        refuse("value")
+        why = subset.value_refused(v)
+        if why is not None:
+            refuse(why)
+        return v
 
     def container(c):
         if type(c) is dict and id(c) in subset.namespaces():
-            refuse("namespace")
+            refuse("write")
         return c
 
     def deep(item, depth: int):
@@ -115,7 +119,7 @@ def operations(subset: RuntimeSubset) -> dict:
                 return default[0]
             raise
         if type(found) is types.ModuleType:  # as in the source: a module is only ever `module.name`
-            refuse("module value")
+            refuse("module")
         return fetched(obj, name, found, computed=True)
 
     def hasattr(obj, name):
@@ -131,7 +135,7 @@ def operations(subset: RuntimeSubset) -> dict:
 
     def delattr(obj, name):
         if type(obj) is types.ModuleType:
-            refuse("module write")
+            refuse("write")
         if type(name) is str:
             writable(obj, name, computed=True)
         return _real_delattr(obj, name)

@@ -23,6 +23,8 @@ import fnmatch
 import sys
 import types
 
+from grader.wire import guarded as G
+
 #: Values no guard ever needs to look into: plain data and torch's own value types (added when torch is loaded).
 _PLAIN = {int, float, bool, str, bytes, type(None), complex, tuple, list, set, frozenset, slice, range, bytearray}
 #: What reaches a frame, code or a traceback.
@@ -40,7 +42,11 @@ _PRIVATE_CLASS_HOMES = ("torch.nn", "torch.optim", "torch.utils.data")
 
 
 class SubsetGuardRefused(Exception):
-    """An operation outside the exercise's subset, refused at run time (the judge reads only this type)."""
+    """An operation outside the exercise's subset, refused at run time (the judge reads only the type's name)."""
+
+
+#: One subclass per reason (``grader.wire.guarded.REFUSALS``), named so the judge can word it.
+_REFUSALS = {kind: type(name, (SubsetGuardRefused,), {"__module__": __name__}) for kind, name in G.REFUSALS.items()}
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -63,8 +69,9 @@ def _dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
-def refuse(what: str):
-    raise SubsetGuardRefused(what)
+def refuse(kind: str):
+    """Raise the refusal for ``kind`` (a key of ``grader.wire.guarded.REFUSALS``)."""
+    raise _REFUSALS[kind](kind)
 
 
 class RuntimeSubset:
@@ -197,28 +204,30 @@ class RuntimeSubset:
 
     # ------------------------------------------------------------------ values
 
-    def value_refused(self, value) -> bool:
-        """``value`` may not come back to the candidate (see the module's docstring)."""
+    def value_refused(self, value) -> str | None:
+        """Why ``value`` may not come back to the candidate (a key of ``REFUSALS``), or None (see the docstring)."""
         kind = type(value)
         if kind in self.plain:
-            return False
+            return None
         if kind is types.ModuleType:
-            return not self.module_allowed(value)
+            return None if self.module_allowed(value) else "module"
         if isinstance(value, _INTERNALS):
-            return True
+            return "value"
         if kind is dict:
-            return id(value) in self.namespaces()
+            return "value" if id(value) in self.namespaces() else None
         key = id(value)
         if key in self.unsafe:
-            return True
+            return "value"
         if key in self.allowed or id(kind) in self.allowed:
-            return False
+            return None
         home = _home(value)
-        refused = isinstance(home, str) and (home.split(".")[0] in self.never_homes
-                                             or any(_under(home, p) for p in self.forbidden_packages))
-        if not refused and kind not in _PER_OBJECT and not isinstance(value, type) and kind not in self._special:
+        if isinstance(home, str) and any(_under(home, p) for p in self.forbidden_packages):
+            return "forbidden"
+        if isinstance(home, str) and home.split(".")[0] in self.never_homes:
+            return "value"
+        if kind not in _PER_OBJECT and not isinstance(value, type) and kind not in self._special:
             self.plain.add(kind)  # an instance of an ordinary class: its kind decides for every instance
-        return refused
+        return None
 
     def namespaces(self) -> frozenset[int]:
         """The ids of every loaded module's namespace and of the builtins mapping."""

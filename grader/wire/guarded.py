@@ -30,3 +30,16 @@ ENTER = "__subset_enter__"
 AENTER = "__subset_aenter__"
 
 ALL = (ATTR, WRITE, DELETE, UPDATE, VALUE, CONTAINER, ITER, ENTER, AENTER)
+
+#: Why a guard refused -> the name of the exception it raises (a subclass of ``SubsetGuardRefused``): the judge
+#: reads only the name, and words the reason itself (``grader.host.decision``).
+REFUSALS = {
+    "name": "GuardRefusedName",  # a dunder off the list, frame internals, a dispatch switch, a computed forbidden name
+    "private": "GuardRefusedPrivate",  # a private name of an object the candidate did not make
+    "module": "GuardRefusedModule",  # a module, or a module's member, outside the exercise's subset
+    "value": "GuardRefusedValue",  # a frame, code, a namespace, or what runs code or starts programs
+    "forbidden": "GuardRefusedForbidden",  # a forbidden API reached under another name
+    "write": "GuardRefusedWrite",  # code the candidate did not write patched, or a namespace written into
+    "import": "GuardRefusedImport",  # an import outside the subset
+    "open": "GuardRefusedOpen",  # a file under /proc, /sys or /dev
+}

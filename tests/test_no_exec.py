@@ -106,9 +106,9 @@ def test_a_forkserver_started_before_the_filter_seals_itself_and_every_process_i
     found = _child(f'''
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
-        from grader.sandbox import no_exec, probekit, removal
+        from grader.sandbox import forkserver, no_exec, probekit, removal
         removal.install(["torch.nn.functional.silu"], {{"torch.nn.functional.silu": ["silu*"]}}, candidate_dirs=[])
-        probekit.start_forkserver()
+        forkserver.start()
         print(no_exec.install())
         import rank_target
         ctx = probekit._context()

@@ -19,7 +19,7 @@ from grader.wire.protocol import Opaque
 from grader.sandbox import probekit
 from grader.backends.client import Sandbox
 from grader.backends.local_backend import local_starter
-from grader.backends.staging import stage
+from grader.backends.staging import LIB_FILES, stage
 
 PROBES = '''
 import torch
@@ -106,13 +106,15 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     probes.write_text("")
     sub.write_text("")
     staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage", guard={"open": False})
-    assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/sandbox/__init__.py",
-                                   "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
-                                   "lib/grader/sandbox/removal.py", "lib/grader/sandbox/restricted.py",
-                                   "lib/grader/sandbox/worker.py", "lib/grader/wire/__init__.py",
-                                   "lib/grader/wire/protocol.py", "probes/probes.py", "submission/mine.py",
-                                   "subset/mine.py"]
-    assert (staged.lib / "grader/wire/__init__.py").read_text() == ""  # the worker imports the protocol alone
+    assert _files(staged.root) == sorted([*LIB_FILES, "probes/probes.py", "submission/mine.py",
+                                          "subset/mine.json", "subset/mine.py"])
+    assert [rel for rel in LIB_FILES if rel.startswith("lib/grader/") and "/" in rel[len("lib/grader/"):]
+            and not rel.endswith("__init__.py")] == [
+        "lib/grader/wire/protocol.py", "lib/grader/wire/module_ast.py", "lib/grader/wire/guarded.py",
+        "lib/grader/sandbox/worker.py", "lib/grader/sandbox/removal.py", "lib/grader/sandbox/absent_ops.py",
+        "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/probekit.py", "lib/grader/sandbox/restricted.py",
+        "lib/grader/sandbox/runtime_subset.py", "lib/grader/sandbox/guard_ops.py", "lib/grader/sandbox/no_exec.py",
+        "lib/grader/sandbox/sealed.py", "lib/grader/sandbox/forkserver.py"]
     assert "restricted.load('mine', __file__, {'open': False})" in (staged.root / "subset/mine.py").read_text()
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()
 
@@ -163,7 +165,7 @@ def box(tmp_path):
     (tmp_path / "shared.py").write_text("ANSWER = [1, 2]\n")
     staged = stage(probes=tmp_path / "probes.py", submission=tmp_path / "cand.py", module_name="cand",
                    dest=tmp_path / "stage", shared=tmp_path / "shared.py")
-    sandbox = Sandbox(local_starter(staged, [], Limits(memory_mb=4096)), call_timeout_s=60.0)
+    sandbox = Sandbox(local_starter(staged, [], Limits(memory_mb=4096, forkserver=True)), call_timeout_s=60.0)
     yield sandbox
     sandbox.close()
 

@@ -153,8 +153,8 @@ def test_every_process_that_imports_the_module_by_name_gets_the_guard(tmp_path):
                          env={"PYTHONPATH": str(staged.lib), "PATH": "/usr/bin:/bin"}, capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["dict", "SubsetGuardRefused", "6", "object", "fork", "SubsetGuardRefused", "spawn",
-                                  "SubsetGuardRefused"]
+    assert out.stdout.split() == ["dict", "GuardRefusedModule", "6", "object", "fork", "GuardRefusedName", "spawn",
+                                  "GuardRefusedName"]
 
 
 def test_the_candidates_traceback_points_at_its_own_file(tmp_path):

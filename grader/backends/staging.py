@@ -16,7 +16,7 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
     lib/grader/sandbox/no_exec.py     no new program once the worker has started (grader.sandbox.no_exec)
-    lib/grader/sandbox/sealed.py      what a forkserver the worker starts does first (grader.sandbox.sealed)
+    lib/grader/sandbox/forkserver.py, sealed.py   the probes' forkserver, and what it does before it serves
     lib/grader/sandbox/restricted.py  loads the rewritten module under the runtime subset (grader.sandbox.restricted)
     lib/grader/sandbox/runtime_subset.py, guard_ops.py   the runtime subset and its guarded operations
     probes/probes.py
@@ -66,6 +66,7 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/sandbox/guard_ops.py": _PACKAGE / "sandbox" / "guard_ops.py",
     "lib/grader/sandbox/no_exec.py": _PACKAGE / "sandbox" / "no_exec.py",
     "lib/grader/sandbox/sealed.py": _PACKAGE / "sandbox" / "sealed.py",
+    "lib/grader/sandbox/forkserver.py": _PACKAGE / "sandbox" / "forkserver.py",
 }
 
 
@@ -130,10 +131,20 @@ def stage_submission(staged: Staged, *, submission: Path, module_name: str, guar
     return staged
 
 
+#: Set (by ``bench/rewrite_overhead.py`` only): the sandbox gets the module as written, not rewritten, so the
+#: rewrite's cost can be measured side by side. Reports graded so say so (``WarningCode.BENCH_UNGUARDED``).
+BENCH_UNGUARDED_ENV = "GRADER_BENCH_UNGUARDED"
+
+
 def _rewritten(source: bytes, filename: str) -> str | None:
+    import ast
+
     from grader.subset.rewrite import rewritten_json
+    from grader.wire import module_ast
 
     try:
+        if os.environ.get(BENCH_UNGUARDED_ENV):
+            return module_ast.encode(ast.parse(source, filename=filename))
         return rewritten_json(source, filename=filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -12,6 +12,7 @@ import datetime as _dt
 import hashlib
 import tempfile
 import time
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,7 @@ from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_he
 from grader.wire.events import JudgeEvent
 from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
+from grader.backends.staging import BENCH_UNGUARDED_ENV
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
@@ -294,6 +296,10 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
     if sandbox is not None:
         # deadlines measured by the wall clock, and why
         warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w) for w in sandbox.deadline_warnings]
+    if os.environ.get(BENCH_UNGUARDED_ENV):
+        warnings.append(ReportWarning(code=WarningCode.BENCH_UNGUARDED, message=(
+            f"{BENCH_UNGUARDED_ENV} was set: the module ran as written, without the runtime subset's guards "
+            "(a benchmark's grading, never one to keep)")))
     if hello is not None and not hello.no_exec:
         warnings.append(ReportWarning(code=WarningCode.PROGRAMS_NOT_SEALED, message=(
             "the sandbox could not refuse new programs (no seccomp filter on this platform or kernel): a program "

@@ -28,6 +28,7 @@ class WarningCode(str, Enum):
     FORBIDDEN_API_ABSENT = "forbidden_api_absent"  # a forbidden API this torch lacks: only the source audit covers it
     UNDOCUMENTED_CHECK = "undocumented_check"  # a check without a docstring: its scorecard name is made up
     PROGRAMS_NOT_SEALED = "programs_not_sealed"  # the sandbox could not refuse new programs (no seccomp filter)
+    BENCH_UNGUARDED = "bench_unguarded"  # a benchmark's grading: the module ran as written, not rewritten
     UNCLASSIFIED = "unclassified"  # read from a report written before warnings had codes
 
 

@@ -38,7 +38,7 @@ from datetime import timedelta
 import torch
 
 from grader.wire import protocol
-from grader.sandbox import removal
+from grader.sandbox import forkserver, removal
 
 #: What the judge receives for a value that is not plain data: a type name and a capped repr, equal to nothing.
 #: A probe that rebuilds one from those two (an answer carried back from a process it started) uses this name,
@@ -234,23 +234,8 @@ def _context():
     """A forkserver context whose server has torch imported: ranks start in milliseconds."""
     global _CONTEXT
     if _CONTEXT is None:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("forkserver")
-        # torch._dynamo: the first optimizer built in a process imports it (~2 s); once in the server. Then
-        # grader.sandbox.sealed: the server removes the forbidden APIs and refuses new programs before it forks.
-        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo", "grader.sandbox.sealed"])
-        _CONTEXT = ctx
+        _CONTEXT = forkserver.context()
     return _CONTEXT
-
-
-def start_forkserver() -> None:
-    """Start the ranks' forkserver now: the worker calls this while programs may still start (``[limits]
-    forkserver``); once the sandbox refuses new programs, a server not yet started could not be."""
-    from multiprocessing import forkserver
-
-    _context()
-    forkserver.ensure_running()
 
 
 def _rank_main(rank: int, world_size: int, workdir: str, rank_fn) -> None:

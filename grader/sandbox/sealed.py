@@ -1,4 +1,4 @@
-"""What a forkserver the worker starts does last before it serves (``probekit.start_forkserver``). INSIDE the sandbox.
+"""What a forkserver the worker starts does last before it serves (``grader.sandbox.forkserver``). INSIDE the sandbox.
 
 Imported after the server's preloads, before it forks a rank: the exercise's forbidden APIs
 removed (from the plan the worker published, ``grader.sandbox.removal``) and no new program

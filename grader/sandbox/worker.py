@@ -272,9 +272,9 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
     # Before the probes (and through them the candidate's module) are imported: see grader.sandbox.removal.
     forbidden = removal.install(args.forbid, kernels, candidate_dirs=[args.submission_dir])
     if args.forkserver:  # its server seals itself too (grader.sandbox.sealed) before it forks a rank
-        from grader.sandbox import probekit
+        from grader.sandbox import forkserver
 
-        probekit.start_forkserver()
+        forkserver.start()
     sealed = no_exec.install() == "installed"
     if args.greet:
         # Started ahead of its judge (grader.backends.prestart): nobody may be listening yet, so the hello

@@ -31,7 +31,7 @@ class ForbiddenConfig(_Strict):
         "namespace (torch.*, torch._C.*, torch.ops.aten.*): the private kernels and ops behind that API, "
         "e.g. '*scaled_dot_product*'. A match is reported as the API it stands for"))
     families: list[str] = Field(default_factory=list, description=(
-        "computations forbidden whole, by every public torch entry point the grader knows for them "
+        "computations forbidden whole, by every public torch entry point listed for them "
         "(grader/subset/families.py), added to `apis` and `kernels`: attention, clamp, grad_norm_clipping, linear, "
         "quantization, silu, checkpointing, cross_entropy, rms_norm, batch_norm, lr_warmup_cosine, weighted_sampling, "
         "data_parallel, distributed_sampler"))

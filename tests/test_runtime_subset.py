@@ -176,3 +176,36 @@ def test_every_member_the_judge_allows_in_a_shipped_solution_the_runtime_allows_
                 assert runtime._path_allowed(f"{real}.{parts[-1]}"), (folder.name, path.name, dotted)
                 checked += 1
     assert checked > 300
+
+
+def test_a_private_name_the_candidate_adds_to_a_torch_object_is_its_own_and_torchs_own_stay_out():
+    """``ctx._blocks = blocks`` in an autograd Function is honest: the name is new on torch's object, so it is the
+    candidate's to read back. A private name torch already has there (``_forward_hooks``) is never replaced."""
+    module = run('''
+import torch
+from torch import nn
+
+
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx._scale = scale
+        return x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx._scale, None
+
+
+def honest():
+    x = torch.ones(2, requires_grad=True)
+    Twice.apply(x, 3.0).sum().backward()
+    return x.grad.tolist()
+
+
+def replaces(layer):
+    layer._forward_hooks = {}
+''', lists=KV)
+    assert module.honest() == [3.0, 3.0]
+    with pytest.raises(SubsetGuardRefused):
+        module.replaces(torch.nn.Linear(2, 2))

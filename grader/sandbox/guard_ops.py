@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import types
+import weakref
 
 from grader.sandbox.runtime_subset import RuntimeSubset, refuse
 from grader.wire import guarded as G
@@ -24,11 +25,33 @@ def operations(subset: RuntimeSubset) -> dict:
     name_kind, owned, plain = subset.name_kind, subset.owned, subset.plain
     PRIVATE, REFUSED = subset._PRIVATE_NAME, subset._REFUSED_NAME
 
+    #: Private names the candidate's code added to objects it did not make (``ctx._blocks = ...``): its own.
+    added: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
     def check_name(obj, name, *, computed: bool) -> None:
         kind = name_kind(name)
         if kind == REFUSED or (computed and name in subset.refused_names):
             refuse("name")
-        if kind == PRIVATE and type(obj) is not types.ModuleType and not owned(obj):  # a module's: its members' rule
+        if kind == PRIVATE and type(obj) is not types.ModuleType and not owned(obj) and not _added(obj, name):
+            refuse("private")  # (a module's private names are its members' rule)
+
+    def _added(obj, name) -> bool:
+        try:
+            return name in added.get(obj, ())
+        except TypeError:  # not weakly referable: nothing of the candidate's was recorded on it
+            return False
+
+    def add_private(obj, name) -> None:
+        """A private name the candidate adds to an instance it did not make: allowed when the instance has no
+        attribute of that name yet (torch's own are never replaced), then it is the candidate's."""
+        if _added(obj, name):
+            return
+        if isinstance(obj, type) or type(obj) in (types.FunctionType, types.BuiltinFunctionType, types.ModuleType) \
+                or _real_hasattr(obj, name):
+            refuse("private")
+        try:
+            added.setdefault(obj, set()).add(name)
+        except TypeError:
             refuse("private")
 
     def member(obj, name) -> None:
@@ -52,7 +75,9 @@ def operations(subset: RuntimeSubset) -> dict:
         member(obj, name)
         return fetched(obj, name, _real_getattr(obj, name), computed=False)
 
-    def writable(obj, name, *, computed: bool):
+    def writable(obj, name, *, computed: bool, adding: bool = False):
+        if adding and name_kind(name) == PRIVATE and type(obj) is not types.ModuleType and not owned(obj):
+            add_private(obj, name)
         check_name(obj, name, computed=computed)
         kind = type(obj)
         if kind is types.ModuleType:
@@ -66,7 +91,7 @@ def operations(subset: RuntimeSubset) -> dict:
         return obj
 
     def write(obj, name):
-        return writable(obj, name, computed=False)
+        return writable(obj, name, computed=False, adding=True)
 
     def delete(obj, name):
         if type(obj) is types.ModuleType:
@@ -130,7 +155,7 @@ def operations(subset: RuntimeSubset) -> dict:
 
     def setattr(obj, name, value):
         if type(name) is str:
-            writable(obj, name, computed=True)
+            writable(obj, name, computed=True, adding=True)
         return _real_setattr(obj, name, value)
 
     def delattr(obj, name):

@@ -69,7 +69,8 @@ def test_every_runtime_refusal_is_told_in_the_judges_words_with_its_fix(reason):
     refusal. A private name names the lines of the file that read one from something other than self."""
     audit = SourceAudit(private_reads=[(12, "_forward_hooks"), (30, "_modules")])
     [v] = decide([check("a", guard_refused=True, guard_reason=reason)], audit).violations
-    assert v.text.startswith(decision.GUARD_TEXT + ": ") and decision.GUARD_REASONS[reason] in v.text
+    what, fix = decision.GUARD_REASONS[reason]
+    assert v.text.startswith(f"{decision.GUARD_TEXT}: {what}") and v.fix == fix
     assert ("line 12 `._forward_hooks`, line 30 `._modules`" in v.text) == (reason is GuardReason.PRIVATE)
 
 

@@ -37,7 +37,7 @@ def test_a_way_out_through_a_value_is_refused_where_it_is_reached(name, exercise
     assert report.score == 0
     [v] = [v for v in report.violations if v.code is ViolationCode.GUARD]
     assert v.how == "runtime" and v.text.startswith(decision.GUARD_TEXT)
-    assert decision.GUARD_REASONS[reason] in v.text
+    assert decision.GUARD_REASONS[reason][0] in v.text and v.fix == decision.GUARD_REASONS[reason][1]
 
 
 def test_an_unlisted_spelling_of_a_forbidden_computation_is_forbidden_by_its_family():

@@ -83,7 +83,7 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
         elif kind == "subset" and report is not None:
-            title = "; ".join(f"{v.where}: {v.text}" for v in report.violations)
+            title = "; ".join(f"{v.where}: {v.text}" + (f": {v.fix}" if v.fix else "") for v in report.violations)
         elif kind in FINDING_KINDS and report is not None:
             title = "; ".join(f"{f.what} ({f.how}, {f.where})" for f in report.findings if f.kind.value == kind)
         elif kind in ("timeout", "error", "check_error") and report is not None:

@@ -28,33 +28,38 @@ SUBSET_NOT_RUN = "not run: the file leaves its exercise's language subset (the v
 #: The runtime subset's refusal, in the judge's words (never the sandbox's text: it could quote a hidden input):
 #: what was refused, and how to write it instead. The reason is read from the refusal's type.
 GUARD_TEXT = "the sandbox's runtime subset refused an operation during a check"
+#: Each reason: what was refused, and how to write it instead.
 GUARD_REASONS = {
-    GuardReason.NAME: "a name computed at run time that the subset refuses when written out (a dunder off its list, "
-                      "a frame's internals, a dispatch switch, or a forbidden API's name): write the attribute out",
-    GuardReason.PRIVATE: "a private attribute (a name starting with `_`) of an object your code did not create "
-                         "(torch's, the standard library's or the grader's): use its public API instead, e.g. "
-                         "`named_children()` for `_modules`, the handle `register_forward_hook` returns for "
-                         "`_forward_hooks`, `get_last_lr()` for `_last_lr`",
-    GuardReason.MODULE: "a module, or a member of one, outside this exercise's subset, reached through another "
-                        "value: import what you use by name, from the modules the prompt allows",
-    GuardReason.VALUE: "a frame, a code object, a module's namespace, or a function that runs code or starts "
-                       "programs: none of them is part of the subset",
-    GuardReason.FORBIDDEN: "a forbidden API, reached under another name: write the computation yourself",
-    GuardReason.WRITE: "a change to code your file did not write (an attribute of a torch or standard-library "
-                       "class, function or module) or to a module's namespace: subclass or wrap it instead",
-    GuardReason.IMPORT: "an import outside the subset: import at the top of the file what the prompt allows",
-    GuardReason.OPEN: "a file under /proc, /sys or /dev",
+    GuardReason.NAME: ("a name computed at run time that the subset refuses when written out (a dunder off its list, "
+                       "a frame's internals, a dispatch switch, or a forbidden API's name)", "write the attribute out"),
+    GuardReason.PRIVATE: ("a private attribute (a name starting with `_`) of an object your code did not create "
+                          "(torch's, the standard library's or the grader's)",
+                          "use its public API instead, e.g. `named_children()` for `_modules`, the handle "
+                          "`register_forward_hook` returns for `_forward_hooks`, `get_last_lr()` for `_last_lr`"),
+    GuardReason.MODULE: ("a module, or a member of one, outside this exercise's subset, reached through another value",
+                         "import what you use by name, from the modules the prompt allows"),
+    GuardReason.VALUE: ("a frame, a code object, a module's namespace, or a function that runs code or starts "
+                        "programs", "none of them is part of the subset: remove the code that reaches it"),
+    GuardReason.FORBIDDEN: ("a forbidden API, reached under another name", "write the computation yourself"),
+    GuardReason.WRITE: ("a change to code your file did not write (an attribute of a torch or standard-library "
+                        "class, function or module) or to a module's namespace", "subclass or wrap it instead"),
+    GuardReason.IMPORT: ("an import outside the subset", "import at the top of the file what the prompt allows"),
+    GuardReason.OPEN: ("a file under /proc, /sys or /dev", "open only the files the exercise gives you"),
 }
 
 
-def guard_text(reason: GuardReason | None, audit: SourceAudit) -> str:
-    """The judge's words for a runtime refusal: what, the fix, and for a private name the lines of the file that
-    read one from something other than ``self`` (the audit's own reading of the source)."""
-    what = GUARD_REASONS.get(reason, "an operation outside the exercise's subset")
+def guard_violation(refused: list[CheckResult], audit: SourceAudit) -> Violation:
+    """The judge's words for a runtime refusal (the first check's reason): what, where in the file a private name is
+    read from something other than ``self`` (the audit's own reading of the source), and the fix."""
+    reason = refused[0].guard_reason
+    what, fix = GUARD_REASONS.get(reason, ("an operation outside the exercise's subset", "see the prompt's \"What "
+                                                                                        "your file may use\""))
     lines = ", ".join(f"line {line} `.{name}`" for line, name in audit.private_reads[:5])
     where = f" (your file reads private attributes of other objects at {lines})" \
         if reason is GuardReason.PRIVATE and lines else ""
-    return f"{GUARD_TEXT}: {what}{where}"
+    more = f" (in {len(refused)} checks; the first is named)" if len(refused) > 1 else ""
+    return Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0].id, text=f"{GUARD_TEXT}: {what}{where}"
+                     f"{more}", fix=fix)
 
 
 def apply(report: Report, audit: SourceAudit) -> Report:
@@ -65,10 +70,7 @@ def apply(report: Report, audit: SourceAudit) -> Report:
     runtime_tampering = [Finding(kind=FindingKind.TAMPERING, what=what, where=c.id, how="runtime")
                          for c in report.checks for what in c.tampered]
     refused = [c for c in report.checks if c.guard_refused]
-    guard = [Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0].id,
-                       text=guard_text(refused[0].guard_reason, audit)
-                       + (f" (in {len(refused)} checks; the first is named)" if len(refused) > 1 else ""))
-             ] if refused else []
+    guard = [guard_violation(refused, audit)] if refused else []
     findings = [*(f for f in report.findings if f.how != "runtime"), *runtime_tampering]
     update = {"forbidden": [*audit.forbidden, *runtime_hits], "findings": findings,
               "violations": [*audit.violations, *guard]}
@@ -106,8 +108,8 @@ def subset_load_error(audit: SourceAudit) -> LoadError:
         n = len(audit.violations)
         first = audit.violations[0]
         return LoadError(found="subset", line=first.line,
-                         summary=f"the file leaves its exercise's language subset ({n} violation{'s' if n != 1 else ''}"
-                                 + (f", the first at line {first.line}" if first.line is not None else "") + "): it was not run")
+                         summary=f"the file leaves its exercise's language subset ({n} violation{'s' if n != 1 else ''},"
+                                 " each with how to write it instead): it was not run")
     used = [h for h in audit.forbidden if h.api in audit.packages]
     return LoadError(found="subset", summary=f"the file uses forbidden {_names(used)}, a whole package: it was not run")
 

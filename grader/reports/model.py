@@ -245,7 +245,8 @@ class Violation(_Model):
     names come from the judge's own parse of the candidate's file, never from the sandbox."""
 
     code: ViolationCode
-    text: str = Field(description="the judge's words: what the line does and, where there is one, how to write it")
+    text: str = Field(description="the judge's words: what the line does")
+    fix: str = Field(default="", description="the judge's words: how to write it inside the subset")
     line: int | None = Field(default=None, description="the submission's line (static), None for a runtime refusal")
     column: int | None = None
     how: Literal["static", "runtime"] = "static"

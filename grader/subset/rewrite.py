@@ -19,10 +19,18 @@ from grader.wire import module_ast
 
 def rewrite_source(source: str | bytes, *, filename: str) -> ast.Module:
     """The module the sandbox runs for ``source``: parsed, every guarded operation rewritten."""
+    from grader.subset.names import Names
+    from grader.subset.scopes import Scopes
+    from grader.subset.walk import compile_only
+
     tree = ast.parse(source, filename=filename)
     lazy = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
                and any(a.name == "annotations" for a in node.names) for node in tree.body)
-    tree = _Rewriter(lazy_annotations=lazy).visit(tree)
+    names = Names(Scopes(tree))
+    dropped = {id(d) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                     ast.ClassDef))
+               for d in compile_only(node, names)}
+    tree = _Rewriter(lazy_annotations=lazy, dropped=dropped).visit(tree)
     return ast.fix_missing_locations(tree)
 
 
@@ -64,8 +72,9 @@ def _capture_names(pattern: ast.AST) -> list[str]:
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, *, lazy_annotations: bool):
+    def __init__(self, *, lazy_annotations: bool, dropped: set[int] = frozenset()):
         self.lazy_annotations = lazy_annotations
+        self.dropped = dropped  # decorators that only compile (``@torch.jit.script``): the function runs as written
         self.classes: list[str] = []  # enclosing class names, innermost last: private names are mangled by them
 
     def mangle(self, name: str) -> str:
@@ -82,7 +91,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def _decorators(self, decorators: list[ast.expr]) -> list[ast.expr]:
         """Each decorator is called with what it decorates: a bare name is checked like any called value."""
-        out = [self.visit(d) for d in decorators]
+        out = [self.visit(d) for d in decorators if id(d) not in self.dropped]
         return [_guard(G.VALUE, d, d) if isinstance(d, ast.Name) else d for d in out]
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:

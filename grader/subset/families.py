@@ -45,7 +45,8 @@ FAMILIES: dict[str, Family] = {
                  "torch.backends.cuda.is_flash_attention_available": "a question about the build, computes nothing",
                  "Attention": "an operator namespace's name, no attention kernel"}),
     "clamp": Family(
-        apis=("torch.clamp", "torch.clip", "torch.nn.functional.hardtanh", "torch.nn.utils.clip_grad_value_"),
+        apis=("torch.clamp", "torch.clip", "torch.nn.functional.hardtanh", "torch.nn.utils.clip_grad_value_",
+              "numpy.clip"),
         kernels={"torch.clamp": ("clamp", "clamp_*", "_foreach_clamp*"), "torch.clip": ("clip", "clip_"),
                  "torch.nn.functional.hardtanh": ("hardtanh*", "Hardtanh", "relu6*", "ReLU6")},
         looks_like=("*clamp*", "clip*", "*hardtanh*", "*relu6*"),

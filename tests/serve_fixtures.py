@@ -194,3 +194,59 @@ class Server:
         """kill -9: the server gets no chance to clean up (its workers die with it)."""
         self.proc.kill()
         self.proc.wait()
+
+
+# --- a candidate's browser, and the queue drained by a worker in this process ----------------------------------
+
+
+class Candidate:
+    """A candidate's own client (cookies apart from the panel's), opened by their link."""
+
+    def __init__(self, service, link: str):
+        from fastapi.testclient import TestClient
+
+        from grader.serve.app import create_app
+
+        self.client = TestClient(create_app(service), base_url="http://127.0.0.1")
+        page = self.client.get(link.removeprefix("http://127.0.0.1"))
+        assert page.status_code == 200, page.text
+        self.csrf = csrf_of(page.text)
+
+    def start(self) -> None:
+        assert self.client.post("/take/start", data={"csrf": self.csrf}).status_code == 200
+
+    def save(self, text: str, seq: int, exercise: str = "toy"):
+        return self.client.post(f"/take/x/{exercise}/draft", json={"text": text, "seq": seq},
+                                headers={"X-CSRF-Token": self.csrf})
+
+    def run(self, text: str, seq: int, exercise: str = "toy"):
+        return self.client.post(f"/take/x/{exercise}/run", json={"text": text, "seq": seq},
+                                headers={"X-CSRF-Token": self.csrf})
+
+    def hand_in(self):
+        return self.client.post("/take/handin", data={"csrf": self.csrf})
+
+
+def drain(service, *, timeout: float = 300) -> None:
+    """Grade everything queued with a worker in this process (local engine), until nothing is queued or running."""
+    from sqlalchemy import func, select
+
+    from grader.serve import queue
+    from grader.serve.models import Grading
+    from grader.serve.settings import WorkerSettings
+    from grader.serve.worker import GradingWorker
+
+    worker = GradingWorker(WorkerSettings(worker_id=uuid.uuid4().hex, database=service.db.url, poll_s=0.1,
+                                          exercise_root=service.settings.exercise_root))
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            worker.step()
+            with service.db.read() as s:
+                left = s.scalar(select(func.count()).select_from(Grading).where(
+                    Grading.status.in_((queue.QUEUED, queue.RUNNING))))
+            if not left and not worker.running:
+                return
+        raise AssertionError(f"the queue was not drained in {timeout} s")
+    finally:
+        worker.close()

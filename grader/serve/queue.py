@@ -139,10 +139,11 @@ def finish(db: Database, worker_id: str, claimed: Claimed, report: Report, key: 
         return g.status
 
 
-def _again_or_final(g: Grading, why: str, t: _dt.datetime) -> None:
-    """Back in the queue after a pause, or, with its tries spent, not graded (never a score) and why."""
+def _again_or_final(g: Grading, why: str, t: _dt.datetime, *, pause: bool = True) -> None:
+    """Back in the queue (after a pause that grows with each try: a failing engine is not hammered), or, with its
+    tries spent, not graded (never a score) and why. A lost worker's row needs no pause: it is not the grading's fault."""
     if g.attempts < g.max_attempts:
-        g.status, g.not_before = QUEUED, t + _dt.timedelta(seconds=2 * g.attempts)
+        g.status, g.not_before = QUEUED, t + _dt.timedelta(seconds=2 * g.attempts) if pause else None
     else:
         g.status = NOT_GRADED
         g.reason = f"not graded after {g.attempts} attempts: {why}"[:4000]
@@ -165,7 +166,7 @@ def put_back(db: Database, key: Key, *, dead: list[str] = (), stale: bool = True
                                                             GradingAttempt.number == g.attempts))
             if attempt is not None:
                 attempt.outcome, attempt.reason, attempt.ended_at = "lost", LOST, t
-            _again_or_final(g, LOST, t)
+            _again_or_final(g, LOST, t, pause=False)
             g.worker_id = g.lease_until = None
             g.finished_at = t if g.status != QUEUED else None
             sealed.sign(g, key)

@@ -104,7 +104,10 @@ def set_cookie(request: Request, response, name: str, value: str, *, max_age: in
 
 
 def wants_json(request: Request) -> bool:
-    return "application/json" in request.headers.get("accept", "") or request.headers.get(auth.CSRF_HEADER) is not None
+    """A script's request (it asks for JSON, sends JSON, or carries the CSRF header): refusals answer in JSON."""
+    return ("application/json" in request.headers.get("accept", "")
+            or request.headers.get("content-type", "").startswith("application/json")
+            or request.headers.get(auth.CSRF_HEADER) is not None)
 
 
 def get_or_404(s: Session, model, key, what: str):

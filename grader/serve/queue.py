@@ -30,6 +30,8 @@ RUN, HANDIN = "run", "handin"
 #: How many queued rows one claim looks at (rows of assessments at their limit are passed over).
 CLAIM_WINDOW = 20
 LOST = "the worker grading it stopped before it finished (killed, or the server restarted): graded again"
+#: A lost try (its worker died) does not use up one of the grading's tries, up to this many tries in all.
+MAX_TRIES_WITH_LOSSES = 10
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,8 @@ def put_back(db: Database, key: Key, *, dead: list[str] = (), stale: bool = True
                                                             GradingAttempt.number == g.attempts))
             if attempt is not None:
                 attempt.outcome, attempt.reason, attempt.ended_at = "lost", LOST, t
+            if g.max_attempts < MAX_TRIES_WITH_LOSSES:
+                g.max_attempts += 1  # the worker's death is not the grading's failure
             _again_or_final(g, LOST, t, pause=False)
             g.worker_id = g.lease_until = None
             g.finished_at = t if g.status != QUEUED else None

@@ -31,6 +31,10 @@ from grader.serve.models import Worker, now
 from grader.serve.settings import WorkerSettings
 
 
+#: How much lower a worker's CPU priority is than the web server's: pages stay quick while gradings queue.
+WORKER_NICENESS = 10
+
+
 class GradingWorker:
     def __init__(self, settings: WorkerSettings, *, db: Database | None = None, engine=None):
         self.settings = settings
@@ -127,6 +131,7 @@ def main() -> None:
 
     settings = WorkerSettings.model_validate_json(sys.stdin.read())
     warm.die_with_parent()  # a server killed outright takes its workers with it; a restart puts their rows back
+    os.nice(WORKER_NICENESS)  # gradings (and the judges and sandboxes they start) yield the CPU to the pages
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -88,7 +88,9 @@ def as_batch(s, a: Assessment, key: Key | None, exercises: Exercises) -> tuple[B
                 layout.found.append(found)
             rows.append(row_for(found, i.name, name, g, key, exercises, not_handed_in(i)))
             digest.update(json.dumps([i.id, i.name, i.started_at is not None, i.revoked_at is not None, name,
-                                      g and (g.id, g.status, g.attempts, g.signature)], default=str).encode())
+                                      g and (g.id, g.status, g.attempts, g.signature, g.reason,
+                                             hashlib.sha256((g.report or "").encode()).hexdigest())],
+                                     default=str).encode())
     return Batch(layout=layout, rows=rows), digest.hexdigest()
 
 

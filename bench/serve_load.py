@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import random
 import re
-import statistics
 import time
 from dataclasses import dataclass, field
 

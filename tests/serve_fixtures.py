@@ -33,9 +33,9 @@ def _postgres_admin():
     from sqlalchemy import create_engine, text
     from sqlalchemy.exc import OperationalError
 
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("psycopg") is None:
         return None, "psycopg is not installed (the serve extra)"
     engine = create_engine(POSTGRES.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT")
     try:

@@ -16,8 +16,7 @@ pytest.importorskip("fastapi")
 from fastapi.routing import APIRoute  # noqa: E402
 
 from grader.serve.web import panel_csrf, panel_member  # noqa: E402
-from tests.serve_fixtures import (Candidate, client, database_url, drain, invite, new_assessment,  # noqa: E402,F401
-                                  service, sign_in, toy_catalog)
+from tests.serve_fixtures import Candidate, drain, invite, new_assessment, sign_in  # noqa: E402
 
 #: Passes the visible checks (float32) and fails the hidden one (float64 in, float32 out): its message is hidden text.
 VISIBLE_ONLY = '''import math

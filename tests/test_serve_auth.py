@@ -16,8 +16,7 @@ from grader.serve.errors import Refusal  # noqa: E402
 from grader.serve.inputs import AssessmentForm  # noqa: E402
 from grader.serve.models import Draft, Grading, Invite, PanelSession, User  # noqa: E402
 from grader.serve.settings import MAX_BODY_BYTES, MAX_SOURCE_BYTES  # noqa: E402
-from tests.serve_fixtures import (PASSWORD, Candidate, client, csrf_of, database_url, invite,  # noqa: E402,F401
-                                  new_assessment, service, sign_in, toy_catalog)
+from tests.serve_fixtures import PASSWORD, Candidate, csrf_of, invite, new_assessment, sign_in  # noqa: E402
 
 
 def test_passwords_are_argon2_hashes_and_a_wrong_one_signs_in_no_one(client, service):

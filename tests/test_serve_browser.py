@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("fastapi")
 
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import PASSWORD, Server, add_user, database_url, settings_for, toy_catalog  # noqa: E402,F401
+from tests.serve_fixtures import PASSWORD, Server, add_user, settings_for  # noqa: E402
 from tests.test_panel_browser import browser  # noqa: E402,F401
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,6 @@ from alembic.migration import MigrationContext  # noqa: E402
 from grader.errors import UsageError  # noqa: E402
 from grader.serve.db import Database, normalise_url  # noqa: E402
 from grader.serve.models import Base  # noqa: E402
-from tests.serve_fixtures import database_url  # noqa: E402,F401
 
 
 def test_the_migrations_make_the_models_schema_and_run_again_harmlessly(database_url):

@@ -26,7 +26,7 @@ from grader.serve.sealed import stored_report  # noqa: E402
 from grader.serve.server import open_service  # noqa: E402
 from grader.serve.settings import MAX_ATTEMPTS  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import PASSWORD, Server, add_user, csrf_of, database_url, settings_for, toy_catalog  # noqa: E402,F401
+from tests.serve_fixtures import PASSWORD, Server, add_user, csrf_of, settings_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
 SOLUTION = (TOY / "solution.py").read_text()

@@ -14,7 +14,7 @@ pytest.importorskip("fastapi")
 
 from bench.serve_load import cohort, assessment  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import PASSWORD, Server, add_user, database_url, settings_for, toy_catalog  # noqa: E402,F401
+from tests.serve_fixtures import PASSWORD, Server, add_user, settings_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CANDIDATES = 50

@@ -19,7 +19,6 @@ from grader.serve import queue, takehome  # noqa: E402
 from grader.serve.inputs import AssessmentForm  # noqa: E402
 from grader.serve.models import Grading, GradingAttempt, Invite, User  # noqa: E402
 from grader.serve.sealed import stored_report  # noqa: E402
-from tests.serve_fixtures import database_url, service, toy_catalog  # noqa: E402,F401
 
 
 def assessment(service, *, names=("ann", "ben"), max_concurrent=2) -> tuple[int, list[int]]:

@@ -20,8 +20,7 @@ from grader.serve.sealed import stored_report  # noqa: E402
 from grader.serve.settings import WorkerSettings  # noqa: E402
 from grader.serve.worker import GradingWorker  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import (Candidate, client, database_url, invite, new_assessment, service,  # noqa: E402,F401
-                                  sign_in, toy_catalog)
+from tests.serve_fixtures import Candidate, invite, new_assessment, sign_in  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -24,8 +24,7 @@ from grader.reports.model import Report, Status, total  # noqa: E402
 from grader.serve import queue  # noqa: E402
 from grader.serve.models import Grading, Invite  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import (Candidate, client, database_url, drain, invite, new_assessment,  # noqa: E402,F401
-                                  service, sign_in, toy_catalog)
+from tests.serve_fixtures import Candidate, drain, invite, new_assessment, sign_in  # noqa: E402
 
 
 def _fail_three_times(service, invite_name: str) -> None:

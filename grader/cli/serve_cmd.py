@@ -49,7 +49,7 @@ def serve_cmd(host, port, data, database, engine, ray_address, workers, local_sa
     from grader.serve.settings import ServeSettings
 
     try:
-        from grader.serve.server import open_service, serve
+        from grader.serve.server import serve
     except ImportError as e:
         raise UsageError(f"grader serve needs the serve extra ({e.name} is not installed).",
                          hint="pip install -c constraints.txt 'grader[serve]'") from None
@@ -64,10 +64,33 @@ def serve_cmd(host, port, data, database, engine, ray_address, workers, local_sa
     if add_user is not None:
         _add_user(settings, add_user)
         return
+    _first_account(settings)
     if not _loopback(host) and not secure_cookies:
         click.echo(f"note: listening on {host}: put the service behind a reverse proxy with TLS and pass "
                    "--secure-cookies (docs/serve.md)", err=True)
     serve(settings, host=host, port=port, say=lambda line: click.echo(line, err=True))
+
+
+def _first_account(settings) -> None:
+    """No panel account yet: at a terminal, make the first one now; otherwise say how (the pages need one)."""
+    import sys
+
+    from sqlalchemy import func, select
+
+    from grader.serve.models import User
+    from grader.serve.server import open_service
+
+    service = open_service(settings)
+    with service.db.read() as s:
+        none = not s.scalar(select(func.count()).select_from(User))
+    service.db.dispose()
+    if not none:
+        return
+    if not sys.stdin.isatty():
+        click.echo("note: no panel account yet; make one with `grader serve --add-user NAME` (same --data/--database)",
+                   err=True)
+        return
+    _add_user(settings, click.prompt("No panel account yet. Your name for signing in", err=True))
 
 
 def _add_user(settings, name: str) -> None:

@@ -8,6 +8,7 @@ recomputed from its checks when read (``grader.reports.derived``), as the batch'
 
 from __future__ import annotations
 
+import functools
 import json
 
 from grader.evidence.signing import ALGORITHM, Key, Seal, seal_of
@@ -50,6 +51,13 @@ def stored_report(g: Grading, key: Key | None) -> tuple[Report | None, str]:
     if state is not Seal.SIGNED:
         return None, f"the stored result {SEAL_WORDS[state]}"
     try:
-        return report_from_json(g.report), ""
+        return _read(g.report), ""
     except ValueError as e:
         return None, f"the stored result holds a report the grader did not write: {str(e).splitlines()[0]}"
+
+
+@functools.lru_cache(maxsize=256)
+def _read(text: str) -> Report:
+    """A verified row's report, parsed and recomputed once (the live table reads every hand-in each second).
+    Shared: no reader edits a report in place (each stage makes a new one with ``model_copy``)."""
+    return report_from_json(text)

@@ -24,6 +24,21 @@ def open_service(settings: ServeSettings) -> Service:
     return Service(settings, db, Exercises(settings.exercise_root), signing_key_for(settings.data, "service folder"))
 
 
+def docker_problem() -> str | None:
+    """Why this machine cannot grade in the Docker sandbox now (no engine, no image), or None."""
+    from grader.backends import engine
+    from grader.build import naming
+    from grader.errors import InfraError
+
+    try:
+        client = engine.connect(timeout=10)
+    except InfraError as e:
+        return f"no Docker engine ({str(e).splitlines()[0]})"
+    if naming.find_runtime_image(client) is None:
+        return f"the sandbox image {naming.runtime_image_name()} is not built"
+    return None
+
+
 def serve(settings: ServeSettings, *, host: str, port: int, say=print) -> None:
     import uvicorn
 
@@ -36,6 +51,9 @@ def serve(settings: ServeSettings, *, host: str, port: int, say=print) -> None:
     where = ("one worker sending gradings to Ray" if settings.engine == "ray"
              else f"{settings.workers} local worker process(es)")
     say(f"grader serve: http://{host}:{port}/ (database {service.db.shown}; {where}; data in {settings.data})")
+    if settings.engine == "local" and (problem := docker_problem()):
+        say(f"note: {problem}: gradings in the Docker sandbox come back \"not graded\" until it is fixed "
+            "(bash scripts/setup.sh sets Docker and the image up)")
     try:
         config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
                                 timeout_graceful_shutdown=3, proxy_headers=True, forwarded_allow_ips="127.0.0.1")

@@ -19,7 +19,6 @@ from grader.serve.models import Assessment, Grading, Invite, now
 from grader.serve.web import get_or_404, panel_csrf, panel_member, render, service
 
 router = APIRouter()
-Text = Annotated[str, Form(max_length=200)]
 
 
 @router.get("/")

@@ -30,6 +30,15 @@
     }, 30000);
   }
 
+  var handin = document.querySelector("form.handin");
+  if (handin) {
+    handin.addEventListener("submit", function (e) {
+      if (!window.confirm("Hand in every answer now? This is final: nothing can be changed afterwards.")) {
+        e.preventDefault();
+      }
+    });
+  }
+
   var work = document.getElementById("work");
   if (!work || !window.CodeMirror) { return; }
   var editor = window.CodeMirror.fromTextArea(document.getElementById("answer"), {

@@ -196,6 +196,23 @@ class Server:
         self.proc.wait()
 
 
+@pytest.fixture
+def served(database_url, tmp_path, toy_catalog):
+    """A real ``grader serve`` (one worker, the local sandbox allowed) with the panel account "pat", and the
+    service's parts in this process, to read and check its database."""
+    from grader.serve.server import open_service
+
+    data = tmp_path / "data"
+    svc = open_service(settings_for(database_url, data, toy_catalog))
+    add_user(svc)
+    server = Server(database_url, data, toy_catalog, workers=1, log=tmp_path / "serve.log").start()
+    try:
+        yield server, svc
+    finally:
+        server.stop()
+        svc.db.dispose()
+
+
 # --- a candidate's browser, and the queue drained by a worker in this process ----------------------------------
 
 

@@ -10,7 +10,6 @@ one result, from one attempt that ended "graded", and the lost attempts are on r
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 
@@ -23,10 +22,10 @@ from sqlalchemy import select  # noqa: E402
 from grader.serve import queue  # noqa: E402
 from grader.serve.models import Grading, GradingAttempt, Worker  # noqa: E402
 from grader.serve.sealed import stored_report  # noqa: E402
-from grader.serve.server import open_service  # noqa: E402
 from grader.serve.settings import MAX_ATTEMPTS  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import PASSWORD, Server, add_user, csrf_of, settings_for  # noqa: E402
+from bench.serve_load import assessment  # noqa: E402
+from tests.serve_fixtures import PASSWORD, csrf_of  # noqa: E402
 
 pytestmark = pytest.mark.slow
 SOLUTION = (TOY / "solution.py").read_text()
@@ -47,45 +46,28 @@ def _wait(what, predicate, timeout: float = 180.0):
     raise AssertionError(f"waited {timeout:g} s for {what}")
 
 
-def test_kill_a_worker_and_restart_the_server_mid_grading_every_hand_in_is_graded_once(database_url, tmp_path,
-                                                                                         toy_catalog):
+def test_kill_a_worker_and_restart_the_server_mid_grading_every_hand_in_is_graded_once(served):
     import httpx
 
-    data = tmp_path / "data"
-    service = open_service(settings_for(database_url, data, toy_catalog))
-    add_user(service)
-    server = Server(database_url, data, toy_catalog, workers=1, log=tmp_path / "serve.log").start()
-    try:
-        panel = httpx.Client(base_url=server.url, timeout=30)
-        login = csrf_of(panel.get("/login").text)
-        panel.post("/login", data={"name": "pat", "password": PASSWORD, "csrf": login})
-        csrf = csrf_of(panel.get("/").text)
-        r = panel.post("/assessments", data={"csrf": csrf, "title": "Faults", "exercises": "toy", "time_limit_min": 60,
-                                             "opens_at": "2020-01-01T00:00", "closes_at": "2100-01-01T00:00",
-                                             "sandbox": "local", "max_concurrent": 4})
-        aid = int(r.headers["location"].rsplit("/", 1)[1])
-        page = panel.post(f"/a/{aid}/invites", data={"csrf": csrf, "names": "ann\nben"}).text
-        links = re.findall(r'class="link-url" readonly value="([^"]+)"', page)
-        assert len(links) == 2
-        for link in links:
-            c = httpx.Client(timeout=30, follow_redirects=True)
-            token = csrf_of(c.get(link).text)
-            c.post(f"{server.url}/take/start", data={"csrf": token})
-            assert c.post(f"{server.url}/take/x/toy/draft", json={"text": SOLUTION, "seq": 1},
-                          headers={"X-CSRF-Token": token}).status_code == 200
-            assert c.post(f"{server.url}/take/handin", data={"csrf": token}).status_code == 200
+    server, service = served
+    links = assessment(server.url, "pat", PASSWORD, 2)  # the load bench's: the toy, in the local sandbox
+    for link in links:
+        c = httpx.Client(base_url=server.url, timeout=30, follow_redirects=True)
+        token = csrf_of(c.get(link).text)
+        c.post("/take/start", data={"csrf": token})
+        assert c.post("/take/x/toy/draft", json={"text": SOLUTION, "seq": 1},
+                      headers={"X-CSRF-Token": token}).status_code == 200
+        assert c.post("/take/handin", data={"csrf": token}).status_code == 200
 
-        first, worker_id = _wait("a hand-in being graded", lambda: _running(service))
-        with service.db.read() as s:
-            pid = s.scalar(select(Worker.pid).where(Worker.id == worker_id))
-        os.kill(pid, signal.SIGKILL)  # the worker, mid-grading
-        _wait("another worker grading", lambda: (r := _running(service)) is not None and r[1] != worker_id and r)
-        server.kill()  # the server, mid-grading (its worker dies with it)
-        assert _running(service) is not None  # left "running" by the dead: a restart must put it back
-        server.start()
-        _wait("every hand-in graded", lambda: _all_finished(service))
-    finally:
-        server.stop()
+    first, worker_id = _wait("a hand-in being graded", lambda: _running(service))
+    with service.db.read() as s:
+        pid = s.scalar(select(Worker.pid).where(Worker.id == worker_id))
+    os.kill(pid, signal.SIGKILL)  # the worker, mid-grading
+    _wait("another worker grading", lambda: (r := _running(service)) is not None and r[1] != worker_id and r)
+    server.kill()  # the server, mid-grading (its worker dies with it)
+    assert _running(service) is not None  # left "running" by the dead: a restart must put it back
+    server.start()
+    _wait("every hand-in graded", lambda: _all_finished(service))
 
     with service.db.read() as s:
         gradings = s.scalars(select(Grading).where(Grading.kind == queue.HANDIN).order_by(Grading.id)).all()
@@ -100,7 +82,6 @@ def test_kill_a_worker_and_restart_the_server_mid_grading_every_hand_in_is_grade
         assert len(lost) >= 2 and lost[0].grading_id == first  # the worker's and the server's
         for g in gradings:  # a lost try uses up none of the grading's own tries
             assert g.max_attempts == MAX_ATTEMPTS + sum(a.grading_id == g.id for a in lost)
-    service.db.dispose()
 
 
 def _all_finished(service) -> bool:

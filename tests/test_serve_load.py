@@ -14,26 +14,17 @@ pytest.importorskip("fastapi")
 
 from bench.serve_load import cohort, assessment  # noqa: E402
 from tests.conftest import TOY  # noqa: E402
-from tests.serve_fixtures import PASSWORD, Server, add_user, settings_for  # noqa: E402
+from tests.serve_fixtures import PASSWORD  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CANDIDATES = 50
 
 
-def test_fifty_candidates_running_checks_at_once_all_get_answers(database_url, tmp_path, toy_catalog):
-    from grader.serve.server import open_service
-
-    data = tmp_path / "data"
-    service = open_service(settings_for(database_url, data, toy_catalog))
-    add_user(service)
-    service.db.dispose()
-    server = Server(database_url, data, toy_catalog, workers=1, log=tmp_path / "serve.log").start()
-    try:
-        links = assessment(server.url, "pat", PASSWORD, CANDIDATES)
-        assert len(links) == CANDIDATES
-        figures = cohort(server.url, links, (TOY / "solution.py").read_text(), spread=20, until_graded=False)
-    finally:
-        server.stop()
-    assert figures.failures == []
+def test_fifty_candidates_running_checks_at_once_all_get_answers(served):
+    server, _ = served
+    links = assessment(server.url, "pat", PASSWORD, CANDIDATES)
+    assert len(links) == CANDIDATES
+    figures = cohort(server.url, links, (TOY / "solution.py").read_text(), spread=20, until_graded=False)
+    assert figures.failures == [], server.log.read_text(errors="replace")[-3000:]
     assert figures.answered == figures.asked == CANDIDATES * 8  # link, start, editor, 3 saves, run, one poll
     assert figures.runs_queued == CANDIDATES  # every run was taken (queued, running or graded), none refused

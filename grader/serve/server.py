@@ -55,8 +55,11 @@ def serve(settings: ServeSettings, *, host: str, port: int, say=print) -> None:
         say(f"note: {problem}: gradings in the Docker sandbox come back \"not graded\" until it is fixed "
             "(bash scripts/setup.sh sets Docker and the image up)")
     try:
+        # An idle connection is kept 75 s (nginx's default), not uvicorn's 5: a browser or proxy that reuses one a
+        # moment after the server dropped it gets a reset instead of an answer.
         config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
-                                timeout_graceful_shutdown=3, proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+                                timeout_graceful_shutdown=3, timeout_keep_alive=75, proxy_headers=True,
+                                forwarded_allow_ips="127.0.0.1")
         uvicorn.Server(config).run()
     finally:
         print("grader serve: stopping the workers (their gradings go back in the queue)", file=sys.stderr, flush=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 
 from grader.child_python import python_argv, child_environment
+from grader.processes import pid_alive
 from grader.evidence.signing import Key
 from grader.serve import queue, takehome
 from grader.serve.db import Database
@@ -69,7 +70,7 @@ class Supervisor:
         with self.db.read() as s:
             mine = s.execute(select(Worker.id, Worker.pid).where(Worker.host == socket.gethostname()[:255],
                                                                  Worker.stopped_at.is_(None))).all()
-        dead = [wid for wid, pid in mine if not _alive(pid)]
+        dead = [wid for wid, pid in mine if not pid_alive(pid)]
         return queue.put_back(self.db, self.key, dead=dead, stale=True)
 
     def _spawn(self, slots: int) -> Process:
@@ -127,13 +128,3 @@ class Supervisor:
             queue.put_back(self.db, self.key, dead=[p.worker_id for p in self.processes], stale=False)
         if self.thread is not None:
             self.thread.join(timeout=5)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -117,4 +117,15 @@ def get_or_404(s: Session, model, key, what: str):
     return row
 
 
+def handin_of(s: Session, assessment_id: int, grading_id: int):
+    """The hand-in grading ``grading_id`` of the assessment (a 404 for any other id, a practice run included)."""
+    from grader.serve.models import Grading
+    from grader.serve.queue import HANDIN
+
+    g = s.get(Grading, grading_id)
+    if g is None or g.assessment_id != assessment_id or g.kind != HANDIN:
+        raise Refusal(404, "No such hand-in in this assessment.")
+    return g
+
+
 _env = templating.environment("grader.serve")

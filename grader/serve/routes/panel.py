@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from grader.serve import auth, progress, queue, takehome
 from grader.serve.inputs import AssessmentForm, candidate_names, utc
-from grader.serve.models import Assessment, Grading, Invite, now
-from grader.serve.web import get_or_404, panel_csrf, panel_member, render, service
+from grader.serve.models import Assessment, Invite, now
+from grader.serve.web import get_or_404, handin_of, panel_csrf, panel_member, render, service
 
 router = APIRouter()
 
@@ -112,8 +112,5 @@ def new_link(request: Request, assessment_id: int, invite_id: int, who: auth.Sig
 def grade_again(request: Request, assessment_id: int, grading_id: int, who: auth.Signed = Depends(panel_csrf)):
     svc = service(request)
     with svc.db.write() as s:
-        g = get_or_404(s, Grading, grading_id, "grading")
-        if g.assessment_id != assessment_id or g.kind != queue.HANDIN:
-            raise_missing()
-        queue.grade_again(s, g, svc.key)
+        queue.grade_again(s, handin_of(s, assessment_id, grading_id), svc.key)
     return RedirectResponse(f"/a/{assessment_id}", status_code=303)

@@ -20,11 +20,11 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from grader.practice.pack import reproducible_zip
-from grader.serve import auth, panel_rows, queue
+from grader.serve import auth, panel_rows
 from grader.serve.errors import Refusal
-from grader.serve.models import Assessment, Grading, Invite
+from grader.serve.models import Assessment, Invite
 from grader.serve.sealed import stored_report
-from grader.serve.web import get_or_404, panel_member, service
+from grader.serve.web import get_or_404, handin_of, panel_member, service
 
 router = APIRouter()
 TYPES = {".html": "text/html; charset=utf-8", ".csv": "text/csv; charset=utf-8", ".json": "application/json",
@@ -70,9 +70,7 @@ def bundle(request: Request, assessment_id: int, grading_id: int, who: auth.Sign
 
     svc = service(request)
     with svc.db.read() as s:
-        g = get_or_404(s, Grading, grading_id, "hand-in")
-        if g.assessment_id != assessment_id or g.kind != queue.HANDIN:
-            raise Refusal(404, "No such hand-in in this assessment.")
+        g = handin_of(s, assessment_id, grading_id)
         candidate = s.get(Invite, g.invite_id).name
     report, problem = stored_report(g, svc.key)
     if report is None:

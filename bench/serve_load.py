@@ -12,6 +12,8 @@ every request answered (a queued "grading..." counts).
 
     .venv/bin/python bench/serve_load.py [--candidates 50] [--spread 30] [--workers 2] [--database URL]
 
+``--workers 0`` measures the pages alone: no grading takes the CPU, each run stays queued and is read once.
+
 The tests use :func:`cohort` (``tests/test_serve_load.py``) and assert only that every request
 was answered, never a time.
 """
@@ -192,7 +194,8 @@ def main() -> None:
             answer = (repo / "tests" / "fixtures" / "toy" / "solution.py").read_text()
             print(f"{args.candidates} candidates within {args.spread:g} s, {args.workers} worker(s), {database.split(':')[0]}, "
                   f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-            report(cohort(url, links, answer, spread=args.spread, until_graded=True))
+            # No workers: the pages alone (each run stays queued, read once), without gradings taking the CPU.
+            report(cohort(url, links, answer, spread=args.spread, until_graded=args.workers > 0))
         finally:
             server.terminate()
             server.wait(60)

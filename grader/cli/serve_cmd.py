@@ -43,8 +43,9 @@ def serve_cmd(host, port, data, database, engine, ray_address, workers, local_sa
     """Run the take-home service: panels make assessments and invite candidates by link; candidates edit, run
     the visible checks and hand in from a browser; the panel sees each result as it is graded.
 
-    One command on a fresh machine: `grader serve --add-user NAME`, then `grader serve`, then open the address
-    it prints. Scaling out: --database postgresql://... and --engine ray (docs/serve.md).
+    `grader serve` (at a terminal it asks for the first panel account when there is none), then open the
+    address it prints; on a fresh machine, `bash scripts/serve.sh` sets everything up first. Scaling out:
+    --database postgresql://... and --engine ray (docs/serve.md).
     """
     from grader.serve.settings import ServeSettings
 

@@ -5,7 +5,8 @@ that hangs) together with anything that child started. POSIX does that with a
 new session and ``os.killpg``; Windows has neither, only a new process group
 flag and ``Popen.kill`` (which ends the child alone). Both functions look at
 ``os`` when they are called, not when this module is imported, so a test can
-take ``os.setsid`` or ``os.killpg`` away and see the fallback.
+take ``os.setsid`` or ``os.killpg`` away and see the fallback. :func:`pid_alive` says whether a process
+another one recorded (a container's owner, a grading worker) still runs.
 """
 
 from __future__ import annotations
@@ -37,3 +38,18 @@ def kill_group(proc: subprocess.Popen) -> None:
             proc.kill()
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc: trust kill(0)

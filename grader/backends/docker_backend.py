@@ -29,6 +29,7 @@ from grader.backends.client import Transport
 from grader.backends.gpu import gpu_start_error
 from grader.wire.grant import GpuRequest
 from grader.backends.staging import Staged, worker_argv
+from grader.processes import pid_alive
 
 MOUNT_POINT = "/sandbox"
 LABEL = "grader.managed"
@@ -242,21 +243,6 @@ def attach_starter(client, container_id: str, grading_id: str):
     return start
 
 
-def _pid_alive(pid: int) -> bool:
-    """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True  # no /proc: trust kill(0)
-
-
 def reap(client, *, grading_id: str | None = None) -> int:
     """Remove grader containers of ``grading_id``, or (None) those whose owner process on this host is gone.
 
@@ -271,7 +257,7 @@ def reap(client, *, grading_id: str | None = None) -> int:
             if labels.get("grader.owner_host") != socket.gethostname():
                 continue
             pid = labels.get("grader.owner_pid", "")
-            if pid.isdigit() and _pid_alive(int(pid)):
+            if pid.isdigit() and pid_alive(int(pid)):
                 continue
         try:
             client.api.remove_container(entry["Id"], force=True)

@@ -149,6 +149,13 @@ def _read(root: Path, candidate: str, exercise: str, folder: Path, expected: str
         source = read_user_file(path, limit=MAX_SUBMISSION_BYTES, under=root)
     except Unreadable as e:
         return Found(candidate, exercise, path, problem=RowStatus.UNREADABLE, reason=f"{where}{path.name} {e.reason}")
+    return found_file(candidate, exercise, path, source)
+
+
+def found_file(candidate: str, exercise: str, path: Path, source: bytes) -> Found:
+    """A submission read as ``source``: a plain one, or one graded anyway that cannot count (empty, not Python).
+    Parsed only: nothing runs. ``grader serve`` makes its hand-ins' rows with it too."""
+    where = f"{candidate}/{exercise}/"
     digest = hashlib.sha256(source).hexdigest()
     if not source.strip():
         return Found(candidate, exercise, path, source, digest, RowStatus.EMPTY, f"{where}{path.name} is empty")

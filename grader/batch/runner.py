@@ -142,7 +142,7 @@ def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None
     def submit(key: Key) -> None:
         found, job = jobs[key]
         attempts[key] = attempts.get(key, 0) + 1
-        running[engine.submit(job, num_gpus=_num_gpus(exercises[found.exercise], job.gpus),
+        running[engine.submit(job, num_gpus=num_gpus(exercises[found.exercise], job.gpus),
                               on_start=lambda: listener.started(found))] = key
 
     for key in jobs:
@@ -195,7 +195,8 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     return None
 
 
-def _num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
+def num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
+    """The GPUs a grading of ``ex`` asks a Ray task for, from the exercise's policy and the request."""
     request, _ = gpu_request(ex.config.exercise.gpu, gpus)
     if request is None:
         return 0

@@ -95,6 +95,7 @@ from grader.cli.new_cmd import new  # noqa: E402
 from grader.cli.pack_cmd import pack  # noqa: E402
 from grader.cli.regrade_cmd import regrade_cmd  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
+from grader.cli.serve_cmd import serve_cmd  # noqa: E402
 from grader.cli.show_cmd import show  # noqa: E402
 from grader.cli.start_cmd import start  # noqa: E402
 from grader.cli.submit import submit  # noqa: E402
@@ -115,3 +116,4 @@ main.add_command(hand_in_cmd)
 main.add_command(regrade_cmd)
 main.add_command(bundle)
 main.add_command(key)
+main.add_command(serve_cmd)

@@ -13,6 +13,7 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
+    lib/grader/sandbox/instruments.py what probes measure with, out of the candidate's reach
     lib/grader/sandbox/restricted.py  the subset's runtime guard (grader.sandbox.restricted)
     probes/probes.py
     probes/shared.py                  the exercise's shared.py, when it has one
@@ -53,6 +54,7 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
     "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
     "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+    "lib/grader/sandbox/instruments.py": _PACKAGE / "sandbox" / "instruments.py",
     "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
 }
 

@@ -29,6 +29,7 @@ WORDS = {
 }
 FLAG_LABELS = {"forbidden": "forbidden API", "subset": "outside the subset", "timeout": "timeout", "error": "crash", "similar": "similar",
                "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
+               "check_counted": "check broke on answer",
                **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
@@ -90,6 +91,10 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
         elif kind == "skipped" and report is not None:
             title = "; ".join(not_counted_lines(report.checks))
+        elif kind == "check_counted" and report is not None:
+            title = ("the check's own code raised on this answer but not on the exercise's reference, so it counts as "
+                     "a failure: " + "; ".join(f"{c.name or c.id} ({c.check_error})" for c in report.checks
+                                              if c.check_error is not None))
         elif kind == "not_isolated":
             title = "graded in the local sandbox: the candidate's code ran as the grader's user, not in Docker"
         label = FLAG_LABELS.get(kind, kind)

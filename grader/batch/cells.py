@@ -29,7 +29,8 @@ WORDS = {
 }
 FLAG_LABELS = {"forbidden": "forbidden API", "subset": "outside the subset", "timeout": "timeout", "error": "crash", "similar": "similar",
                "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
-               "check_counted": "check broke on answer",
+               "check_counted": "check broke on answer", "handin": "hand-in checked",
+               "handin_differs": "hand-in record differs",
                **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
@@ -65,6 +66,17 @@ def similar_by_row(pairs: list) -> Similar:
         for me, other in ((p.a, p.b), (p.b, p.a)):
             out.setdefault((me.candidate, p.exercise), []).append((n, anchors[p], other.candidate, p.similarity))
     return out
+
+
+def handin_flag(row: Row) -> Flag:
+    """Where a collected file came from (grader.batch.provenance): its sha256, checked against its hand-in record."""
+    came = row.provenance
+    more = f"; {came.handins} hand-ins collected, the newest graded" if came.handins > 1 else ""
+    if came.checked:
+        return Flag("handin", f"hand-in {(row.sha256 or '')[:10]}, checked",
+                    f"graded file sha256 {row.sha256}: the same as its HANDIN.toml{more}")
+    return Flag("handin_differs", "hand-in record differs", f"graded file sha256 {row.sha256}: {came.disagreement}"
+                                                           f"{more}")
 
 
 def _flags(row: Row, similar: Similar) -> list[Flag]:
@@ -103,6 +115,8 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             kind_word = "GPU check" if all(c.gpu for c in skipped) else "check"
             label = f"{len(skipped)} {kind_word}{'s' if len(skipped) != 1 else ''} not run"
         out.append(Flag(kind, label, title))
+    if row.provenance is not None:
+        out.append(handin_flag(row))
     matches = similar.get((row.candidate, row.exercise), [])
     for n, anchor, other, sim in matches[:MAX_SIMILAR_FLAGS]:
         out.append(Flag("similar", f"similar to {other} ({sim:.0%})", f"pair {n} in the similarity report",

@@ -30,6 +30,7 @@ WORDS = {
 FLAG_LABELS = {"forbidden": "forbidden API", "subset": "outside the subset", "timeout": "timeout", "error": "crash", "similar": "similar",
                "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
                "check_counted": "check broke on answer", "handin": "hand-in checked",
+               "resembles_published": "resembles a published answer",
                "handin_differs": "hand-in record differs",
                **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
@@ -85,10 +86,10 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
     for kind in row.flags:  # filled from the report by the batch runner (model.flags_for)
         if kind == "similar":
             continue  # from the pairs below, which say with whom
-        if kind == "published":
+        if kind in ("published", "resembles_published"):
             if row.published is not None:  # names the file, links to both sources side by side
-                out.append(Flag("published", row.published.line, "a published answer of this exercise: see the "
-                                "similarity report", f"similarity.html#{row.published.anchor}"))
+                out.append(Flag(kind, row.published.line, "evidence, not proof: the similarity report shows both "
+                                "sources side by side", f"similarity.html#{row.published.anchor}"))
             else:
                 out.append(Flag("published", FLAG_LABELS[kind], "see the similarity report", "similarity.html"))
             continue

@@ -3,8 +3,8 @@
 Each forgery rewrote what the probes kept on the objects they hand the candidate (a call log on the blocks,
 a ``watch`` flag on the model, the scaler's event list) or hid what autograd saved behind an inner
 ``saved_tensors_hooks`` context, and got full marks. The forging files are the exercises' held mutants
-(``solutions/<name>/mutants/forges_its_instruments.py``); beside each, the same mistake without the forgery
-(``hostile/verdict/``). Graded for real in the local sandbox: the forgery must gain nothing. And a reply that
+(``solutions/<name>/mutants/forges_its_instruments``); beside each, the same mistake without the forgery (a held
+mutant, or ``hostile/verdict/``). Graded for real in the local sandbox: the forgery must gain nothing. And a reply that
 does not fit its probe's declared shape (a key missing, an unhashable entry in a log) made a check's own code
 raise, so the grading was "not graded: a bug in the grader's checks" and the answer escaped its score: it is the
 submission's failure on that check now.
@@ -20,19 +20,30 @@ from grader.host.grading import grade
 
 HOSTILE = Path(__file__).parent / "hostile" / "verdict"
 
-#: exercise -> the same mistake, without forging anything
+#: exercise -> the same mistake, without forging anything: a file here, or a held mutant of the exercise
 PLAIN = {
-    "gradient_checkpointing": "checkpointing_plain.py",  # no checkpointing at all
-    "evaluate": "evaluate_plain.py",  # autograd on, every graph kept alive
-    "mixed_precision_step": "amp_step_plain.py",  # the optimizer's step inside autocast
+    "gradient_checkpointing": HOSTILE / "checkpointing_plain.py",  # no checkpointing at all
+    "evaluate": "no_grad_off_total_loss_tensor",  # autograd on, every graph kept alive
+    "mixed_precision_step": "autocast_around_optimizer_step",  # the optimizer's step inside autocast
 }
+
+
+def _mutant(exercise: str, name: str, tmp: Path) -> Path:
+    """A held mutant of ``exercise`` as a file ``grade()`` takes (a patch applied to the reference)."""
+    from grader.corpus import corpus
+    from grader.exercise import load_exercise
+
+    item = next(i for i in corpus(load_exercise(exercise)) if i.kind == "mutant" and i.name == name)
+    return item.gradable(tmp)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("exercise", sorted(PLAIN))
-def test_forging_the_probes_instruments_gains_nothing(exercise):
-    forged = grade(exercise, SOLUTIONS_DIR / exercise / "mutants" / "forges_its_instruments.py", sandbox="local")
-    plain = grade(exercise, HOSTILE / PLAIN[exercise], sandbox="local")
+def test_forging_the_probes_instruments_gains_nothing(exercise, tmp_path):
+    forged = grade(exercise, _mutant(exercise, "forges_its_instruments", tmp_path / "forged"), sandbox="local")
+    plain_file = PLAIN[exercise]
+    plain_file = plain_file if isinstance(plain_file, Path) else _mutant(exercise, plain_file, tmp_path / "plain")
+    plain = grade(exercise, plain_file, sandbox="local")
     assert forged.graded and plain.graded
     assert plain.score < plain.max_score
     assert forged.score == plain.score, [(c.name, c.status.value) for c in forged.checks]

@@ -248,6 +248,12 @@ CASES = {
                                                                       "torch.autograd.graph.saved_tensors_hooks(pack, "
                                                                       "unpack)\n"),
                                PROBES, "`saved_tensors_hooks`", at="saved_tensors_hooks"),
+    "probe without a reply shape": Case(Rule.REPLY_SHAPES, _append(PROBES, "\n\ndef extra(x):\n    return x\n"),
+                                        E / "checks/replies.py", "no reply shape for the probe 'extra'"),
+    "reply shape of no probe": Case(Rule.REPLY_SHAPES, _edit(E / "checks/replies.py", '    "scale": Reply(',
+                                                             '    "gone": Reply(ANY),\n    "scale": Reply('),
+                                    E / "checks/replies.py", "REPLIES names 'gone', which probes.py does not define",
+                                    at='"gone"'),
     "instruments without a forger": Case(Rule.PROBE_FORGER, _append(PROBES, "\n\nLEDGER = probekit.Ledger\n"),
                                          S / "mutants", "no mutant forges those measurements"),
     "mutant fails none of its checks": Case(Rule.GUIDE_MUTANT_CHECK, _edit(

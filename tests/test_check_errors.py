@@ -145,3 +145,12 @@ def _write(report: Report, folder: Path) -> Path:
     path = folder / "report.json"
     path.write_text(report.to_json())
     return path
+
+
+def test_a_candidate_reads_that_the_check_counted_as_failed_not_what_it_raised(counted):
+    from grader.reports.redact import CHECK_COUNTED_MESSAGE
+
+    candidate = for_audience(counted, "candidate")
+    [check] = [c for c in candidate.checks if c.name == "Doubles a vector"]
+    assert check.message == CHECK_COUNTED_MESSAGE and check.check_error is None and check.details == ""
+    assert check.status is Status.FAILED and check.score == 0

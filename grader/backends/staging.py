@@ -15,6 +15,7 @@ container sees under ``/sandbox``::
     lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
+    lib/grader/sandbox/instruments.py what probes measure with, out of the candidate's reach
     lib/grader/sandbox/no_exec.py     no new program once the worker has started (grader.sandbox.no_exec)
     lib/grader/sandbox/forkserver.py, sealed.py   the probes' forkserver, and what it does before it serves
     lib/grader/sandbox/restricted.py  loads the rewritten module under the runtime subset (grader.sandbox.restricted)
@@ -61,6 +62,7 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
     "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
     "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+    "lib/grader/sandbox/instruments.py": _PACKAGE / "sandbox" / "instruments.py",
     "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
     "lib/grader/sandbox/runtime_subset.py": _PACKAGE / "sandbox" / "runtime_subset.py",
     "lib/grader/sandbox/guard_ops.py": _PACKAGE / "sandbox" / "guard_ops.py",

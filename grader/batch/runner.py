@@ -205,7 +205,8 @@ def num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
 
 def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: str | None, sandbox: str) -> Row:
     row = Row(found.candidate, found.exercise, found.problem or RowStatus.GRADED, reason=found.reason,
-              sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None)
+              sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None,
+              provenance=found.provenance)
     if found.source is None:
         return row
     ex = exercises[found.exercise]

@@ -86,6 +86,7 @@ def main() -> None:
 
 from grader.cli.batch_cmd import batch  # noqa: E402
 from grader.cli.bundle_cmd import bundle  # noqa: E402
+from grader.cli.collect_cmd import collect_cmd  # noqa: E402
 from grader.cli.handin_cmd import hand_in_cmd  # noqa: E402
 from grader.cli.history_cmd import history_cmd  # noqa: E402
 from grader.cli.init_cmd import init  # noqa: E402
@@ -113,6 +114,7 @@ main.add_command(init)
 main.add_command(new)
 main.add_command(pack)
 main.add_command(hand_in_cmd)
+main.add_command(collect_cmd)
 main.add_command(regrade_cmd)
 main.add_command(bundle)
 main.add_command(key)

@@ -20,7 +20,7 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
-from grader.host import decision
+from grader.host import arbitration, decision
 from grader.host.check_scope import Checks, CheckScope
 from grader.hindsight.annotate import Hindsight
 from grader.host.source_check import audit_submission
@@ -50,7 +50,7 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
           on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
           given_as: str | None = None, answer_alone: bool = True, start_next: bool = False,
-          checks: Checks = "all") -> Report:
+          checks: Checks = "all", solutions_dir: Path | None = None) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
     sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
@@ -65,7 +65,9 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     turns it off, since grading the stub for real is how it proves the checks reject it.
     ``start_next``: a batch's grading: once this grading's sandbox is taken, the next one's is started
     (``grader.backends.prestart``), so it boots while this grading runs.
-    ``checks``: ``"visible"`` runs the visible checks only (a practice run; ``grader.host.check_scope``)."""
+    ``checks``: ``"visible"`` runs the visible checks only (a practice run; ``grader.host.check_scope``).
+    ``solutions_dir``: where the exercise's reference is (default: the catalog's), graded on a check whose own
+    code raised to tell whose error it is (``grader.host.arbitration``)."""
 
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
@@ -142,6 +144,10 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         if pre is not None:
             pre.discard()  # removed whatever the judge did (it removes what it took over itself)
     report = _fill(report, ex, run, audit, remember=scope.everything)
+    if report.graded and report.check_errors:  # whose error: the reference's grading on those checks says
+        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), sandbox=sandbox,
+                                    seed=seed, gpus=gpus if plan.request else None, image=image, runtime=oci,
+                                    local_gpu_env=plan.local.env if plan.local else None)
     return scope.narrow(_timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0))
 
 
@@ -345,7 +351,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit, *, re
     decided = decision.apply(report.model_copy(update={"checks": checks, "load_error": run.load_error}), audit)
     score, max_score = total(decided.checks)
     decided = decided.model_copy(update={"score": score, "max_score": max_score})
-    return _check_error(decided) if decided.check_errors else decided
+    return decided
 
 
 def _remember_checks(ex: Exercise, specs) -> None:
@@ -356,20 +362,6 @@ def _remember_checks(ex: Exercise, specs) -> None:
         remember_checks(ex, specs)
     except OSError:
         pass  # a read-only data folder costs a later answer a collection, never this grading
-
-
-#: The first line of a grading's "not graded" reason when a check's own code raised (a candidate reads this line).
-CHECK_ERROR_REASON = ("a check of this exercise raised an error of its own, a bug in the grader's checks, not in the "
-                      "submission: nothing was scored (report it; rerunning gives the same until the check is fixed)")
-
-
-def _check_error(report: Report) -> Report:
-    """Not graded, but the checks stay: the panel and the author see which one broke and how (its traceback
-    is in its ``details``), and every other check's outcome beside it. No score: a score without that check
-    would not be comparable with anyone else's, and a submission must not gain by breaking a check.
-    A new report; ``report`` itself is left as it is."""
-    reason = CHECK_ERROR_REASON + "".join(f"\n{c.id}: {c.message}" for c in report.check_errors)
-    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0})
 
 
 def _not_graded(report: Report, reason: str) -> Report:

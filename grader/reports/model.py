@@ -121,6 +121,10 @@ class CheckResult(_Model):
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
                                   "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+    check_error: str | None = Field(
+        default=None, description="status failed: the check's own code raised this on the submission's answer and "
+                                  "not on the exercise's reference, graded on that check in the same kind of "
+                                  "sandbox (grader.host.arbitration): counted as the submission's failure")
     skipped_for: SkipReason | None = Field(
         default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
                                   "(None: a reason the check gave, or a report before issue 28)")
@@ -382,6 +386,12 @@ class Report(_Model):
     def check_errors(self) -> list[CheckResult]:
         """Checks whose own code raised (``Status.CHECK_ERROR``): while any is here the grading is not graded."""
         return [c for c in self.checks if c.status is Status.CHECK_ERROR]
+
+    @property
+    def broken_checks(self) -> list[CheckResult]:
+        """Checks whose own code raised, on the reference too (``check_errors``) or on this answer only
+        (``CheckResult.check_error``, counted as a failure): for an author, each is a check to fix."""
+        return [c for c in self.checks if c.status is Status.CHECK_ERROR or c.check_error is not None]
 
     def counts(self) -> dict[Status, int]:
         """How many checks ended in each status (every status present, zero included)."""

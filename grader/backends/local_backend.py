@@ -35,6 +35,7 @@ from grader.exercise import Limits
 from grader.backends import memory_watch
 from grader.backends.accounting import Meter, session_meter
 from grader.backends.client import Transport
+from grader.backends.served import ServedStarter
 from grader.backends.gpu import LocalGpuSetup
 from grader.backends.staging import Staged, worker_argv
 from grader.reports.warning import ReportWarning, WarningCode
@@ -232,17 +233,20 @@ def worker_environment(workdir: str, staged: Staged, limits: Limits, gpu: LocalG
 
 def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None,
                   kernels: dict[str, list[str]] | None = None, gpu: LocalGpuSetup | None = None):
-    """A function that starts one local worker per call (the Sandbox calls it again after a crash).
+    """The sandbox's workers: each a fork in a local worker server (``grader.backends.served``), a server process
+    started when there is none that answers.
     ``gpu``: the plan's set-up for a GPU grading (``plan`` must then be ``plan_rlimits(limits, gpu=True)``)."""
     if plan is None:
         plan = plan_rlimits(limits, gpu=gpu is not None)
     if gpu is not None and "RLIMIT_AS" in plan.wanted:
         raise ValueError("a GPU worker cannot start under an address-space limit: plan with plan_rlimits(gpu=True)")
+    single = not hasattr(os, "fork")  # no fork (Windows): each worker is a server process of its own
 
     def start() -> LocalTransport:
         workdir = tempfile.TemporaryDirectory(prefix="grader-local-")
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels, forkserver=limits.forkserver),
+            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels, forkserver=limits.forkserver,
+                        max_frame_bytes=limits.result_mb * 1024 * 1024, one_worker=single),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=workdir.name, env=worker_environment(workdir.name, staged, limits, gpu),
             **processes.group_popen_kwargs(),
@@ -253,4 +257,4 @@ def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: Rl
                                              lambda: processes.kill_group(proc)).start()
         return LocalTransport(proc, workdir, watch)
 
-    return start
+    return ServedStarter(start, single=single)

@@ -29,7 +29,8 @@ from grader.errors import GraderError
 from grader.backends.booting import SPARES, Booting, Spares
 from grader.backends.call_result import CallResult, Failure, result_from_reply
 from grader.backends.accounting import Meter, NoMeter, deadline_warnings
-from grader.backends.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
+from grader.backends.deadlines import (HANG_ALLOWANCE_S, CallClock, CallDeadlines, Clock, Deadline, Expiry,
+                                       Sample)
 from grader.wire.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
 
@@ -46,6 +47,10 @@ class Transport:
     def exit_reason(self) -> str:
         """Why the worker ended (exit code, OOM...), asked after it died."""
         return "the worker exited"
+
+    def killed_for_memory(self) -> bool:
+        """It ended because it passed its memory limit (the candidate's doing, never infrastructure)."""
+        return False
 
     def meter(self) -> Meter:
         """The worker's own clocks, read from outside it (``grader.backends.accounting``); asked once, after
@@ -81,7 +86,7 @@ class Sandbox:
                  call_timeout_after_timeout_s: float = 1.0, cpus: float = 1.0, start_timeout_s: float = 120.0,
                  max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
                  sweep: Callable[[], object] | None = None, clock: Callable[[], float] = time.monotonic,
-                 start_first: Callable[[], Transport] | None = None):
+                 start_first: Callable[[], Transport] | None = None, hang_allowance_s: float = HANG_ALLOWANCE_S):
         self._start_transport = start_transport
         self._start_first = start_first
         self._sweep = sweep
@@ -94,7 +99,7 @@ class Sandbox:
         #: Why some deadline could not be charged to the sandbox's own clocks (for the report), once each.
         self.deadline_warnings: list[str] = []
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
-                                        cpus=cpus)
+                                        cpus=cpus, allowance_s=hang_allowance_s)
         if getattr(start_transport, "one_at_a_time", False):  # a worker server's: the next is a fork away, and
             spares = 0  # asking for one ends the one in service
         self._close_transports = getattr(start_transport, "close", None)

@@ -44,7 +44,7 @@ Everything here is pure: the client samples the clocks (:class:`Sample`) and ask
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 #: The wall-clock ceiling of a call is this many times its deadline (its own time: waiting for a CPU not counted).
@@ -89,8 +89,9 @@ class Deadline:
     full_s: float
     cpus: float = 1.0
     grace_s: float = 0.0
-    #: What is left of the grading's hang allowance: the hard limit never passes it.
-    allowance_s: float = float("inf")
+    #: What is left of the grading's hang allowance: the hard limit never passes it. Not part of what a deadline
+    #: is (two calls with the same seconds have the same deadline), only of where its hard limit stands.
+    allowance_s: float = field(default=float("inf"), compare=False)
 
     @property
     def shortened(self) -> bool:

@@ -172,6 +172,14 @@ class DockerTransport(Transport):
             return NoMeter(f"the container could not be inspected ({type(e).__name__})")
         return cgroup_meter(self.container.id, pid, cpu_rate=nano / 1e9 if nano else float(os.cpu_count() or 1))
 
+    def killed_for_memory(self) -> bool:
+        try:
+            self.container.wait(timeout=5)
+            self.container.reload()
+            return bool(self.container.attrs["State"].get("OOMKilled"))
+        except Exception:
+            return False
+
     def exit_reason(self) -> str:
         try:
             self.container.wait(timeout=5)

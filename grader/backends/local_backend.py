@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -194,6 +195,9 @@ class LocalTransport(Transport):
                 return f"killed by signal {-code}"
         return f"exit code {code}"
 
+    def killed_for_memory(self) -> bool:
+        return self._watch is not None and bool(self._watch.reason())
+
     def meter(self) -> Meter:
         """The worker's session's CPU time and run delays from /proc: its children are charged too."""
         return session_meter(self.proc.pid, cpu_rate=float(os.cpu_count() or 1))
@@ -202,15 +206,18 @@ class LocalTransport(Transport):
         self._closing.set()
         if self._watch is not None:
             self._watch.stop()
-        if self.proc.poll() is None:
-            processes.kill_group(self.proc)
+        processes.kill_session(self.proc)  # the server, and its workers (each a group of its own in its session)
         self.proc.wait()
         try:
             self.proc.stdin.close()
         except OSError:
             pass
         self._reader.join(timeout=2)  # it closes stdout; a grandchild still holding the pipe keeps it open
-        self._workdir.cleanup()
+        shutil.rmtree(self._workdir.name, ignore_errors=True)  # what a worker dying beside it was still removing
+        try:
+            self._workdir.cleanup()
+        except OSError:
+            pass
 
 
 def worker_environment(workdir: str, staged: Staged, limits: Limits, gpu: LocalGpuSetup | None) -> dict[str, str]:

@@ -46,11 +46,13 @@ def _lost_words(message: dict) -> str:
 class WorkerServer:
     """One server: its transport, and which of its workers is current."""
 
-    def __init__(self, transport: Transport, *, single: bool = False):
+    def __init__(self, transport: Transport, *, single: bool = False, max_frame_bytes: int = protocol.MAX_FRAME_BYTES):
         self.transport = transport
+        self.max_frame_bytes = max_frame_bytes  # what the server refuses a worker's frame over
         self.single = single  # its one worker is the server itself: its end is that worker's, not infrastructure
         self.generation = 0
         self.alive = True
+        self.current: ServedWorker | None = None  # the worker whose frames come now: the rest of one is skipped
 
     def _read_exactly(self, n: int, deadline: float) -> bytes:
         out = bytearray()
@@ -78,6 +80,10 @@ class WorkerServer:
         deadline = time.monotonic() + timeout_s
         if ask:
             self.transport.send(protocol.encode({"type": "fresh"}, magic=protocol.SERVER_MAGIC))
+        left = self.current._left if self.current is not None else 0  # a frame the judge refused from its header
+        while left:
+            left -= len(self._read_exactly(min(left, 1024 * 1024), deadline))
+        self.current = None
         wanted = self.generation + 1
         while True:
             magic, length = protocol.read_header(lambda n: self._read_exactly(n, deadline))
@@ -89,7 +95,8 @@ class WorkerServer:
                                             "for the panel's log)")
                 if message.get("type") == "worker" and message.get("generation") == wanted:
                     self.generation = wanted
-                    return ServedWorker(self, wanted)
+                    self.current = ServedWorker(self, wanted)
+                    return self.current
             elif magic == protocol.MAGIC:  # the old worker's last words: dropped unread
                 left = length
                 while left:
@@ -121,6 +128,14 @@ class ServedWorker(Transport):
             raise BrokenPipeError("this worker was replaced")
         self.server.transport.send(data)
 
+    def _server_ended(self) -> bytes:
+        """The server's channel ended. Where that is the worker's doing (the server was the one worker, or the
+        sandbox's memory limit took it with the worker), it reads as this worker's end; else infrastructure."""
+        if self.server.single or self.server.transport.killed_for_memory():
+            self._lost = {"why": "ended"}
+            return b""
+        raise ServerLost(f"the sandbox's worker server ended ({self.server.transport.exit_reason()})")
+
     def read(self, n: int, deadline: float) -> bytes:
         if self._lost is not None:
             return b""
@@ -128,14 +143,15 @@ class ServedWorker(Transport):
             try:
                 magic, length = protocol.read_header(lambda k: self.server._read_exactly(k, deadline))
             except ServerLost:
-                if not self.server.single:
-                    raise
-                self._lost = {"why": "ended"}
-                return b""
+                return self._server_ended()
             if magic == protocol.SERVER_MAGIC:
                 message = self.server.read_server_frame(length, deadline)
                 if message.get("type") == "lost" and message.get("generation") == self.generation:
                     self._lost = message
+                    if message.get("why") == "too_large" and type(message.get("size")) is int:
+                        raise protocol.FrameTooLarge(message["size"], self.server.max_frame_bytes)
+                    if message.get("why") == "protocol":
+                        raise protocol.ProtocolError("the worker wrote something other than a frame to its channel")
                     return b""
                 continue  # another worker's news: not this one's
             if magic != protocol.MAGIC:
@@ -148,15 +164,12 @@ class ServedWorker(Transport):
         data = self.server.transport.read(min(n, self._left), deadline)
         if not data:
             self.server.alive = False
-            if self.server.single:
-                self._lost = {"why": "ended", "midframe": True}
-                return b""
-            raise ServerLost(f"the sandbox's worker server ended ({self.server.transport.exit_reason()})")
+            return self._server_ended()
         self._left -= len(data)
         return data
 
     def exit_reason(self) -> str:
-        if self.server.single and self._lost is not None:
+        if self._lost is not None and not self.server.alive:  # it ended with the server (one worker, memory)
             return self.server.transport.exit_reason()
         if self._lost is not None:
             return _lost_words(self._lost)

@@ -16,6 +16,7 @@ import select
 import shutil
 import signal
 import sys
+import time
 
 from grader.sandbox import removal, worker
 from grader.wire import protocol
@@ -54,7 +55,7 @@ class Server:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             try:
                 os.close(to_w)
@@ -188,6 +189,7 @@ class Server:
 def _become_worker(server: Server, read_fd: int, write_fd: int, folder: str) -> None:
     """In the forked child: a worker of its own process group, its own folder, born without the server's channels."""
     os.setpgid(0, 0)  # a group of its own, in the server's session (whose clocks the local sandbox reads)
+    _prctl(4, 1)  # PR_SET_DUMPABLE: the worker's own /proc is its own again
     for fd in (server.judge_in, server.judge_out):
         os.close(fd)
     try:
@@ -230,6 +232,21 @@ def _one_worker(args, judge_in: int, judge_out: int, forbidden: removal.Removal,
         _write_all(judge_out, protocol.encode(message, strict=strict))
 
     worker.Worker(args, send, capture, forbidden).serve(lambda n: os.read(judge_in, n))
+
+
+def _fork() -> int:
+    """``os.fork``, retried a while: the last worker's processes, just killed, may still hold the sandbox's pids."""
+    for _ in range(100):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.05)
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                pass
+    return os.fork()
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -279,6 +296,15 @@ def _children(*, everyone: bool) -> set[int]:
     return found
 
 
+def _prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _become_subreaper() -> None:
     """Linux: the orphans of a worker's processes come back to the server, which can then end them."""
     try:
@@ -311,6 +337,7 @@ def main(argv=None) -> None:
         os.dup2(null, fd)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file becomes an error, not a dead worker
+    _prctl(4, 0)  # PR_SET_DUMPABLE: no process of the same user opens the server's /proc/<pid>/fd (its channel)
     if args.lifetime_s:  # PID 1 of a container: its own end, since nothing else may kill it
         signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
         signal.alarm(args.lifetime_s)

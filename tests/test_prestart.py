@@ -90,7 +90,7 @@ def test_the_sandbox_started_before_the_file_is_written_grades_exactly_the_stage
     try:
         result = box.call("scale", [2, 3])
         assert result.ok and result.value == "staged after the start"
-        assert box._worker.transport.container.id == container_id  # taken over, not a second container
+        assert box._worker.transport.server.transport.container.id == container_id  # taken over, not a second one
         assert box.starts == 1 and tagged_containers(docker_client, container_tag) == {container_id}
     finally:
         box.close()

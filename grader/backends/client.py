@@ -48,8 +48,9 @@ class Transport:
         """Why the worker ended (exit code, OOM...), asked after it died."""
         return "the worker exited"
 
-    def killed_for_memory(self) -> bool:
-        """It ended because it passed its memory limit (the candidate's doing, never infrastructure)."""
+    def ended_by_its_limits(self) -> bool:
+        """It ended because the sandbox's own limits ran out (memory; under gVisor, pids too): the candidate's
+        doing, never infrastructure."""
         return False
 
     def meter(self) -> Meter:

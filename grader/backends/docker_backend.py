@@ -172,11 +172,14 @@ class DockerTransport(Transport):
             return NoMeter(f"the container could not be inspected ({type(e).__name__})")
         return cgroup_meter(self.container.id, pid, cpu_rate=nano / 1e9 if nano else float(os.cpu_count() or 1))
 
-    def killed_for_memory(self) -> bool:
+    def ended_by_its_limits(self) -> bool:
+        """Killed for its memory; or under gVisor, whose sandbox kernel ends with the container when what the
+        candidate ran took its pids or memory (a fork bomb ends it with exit code 2)."""
         try:
             self.container.wait(timeout=5)
             self.container.reload()
-            return bool(self.container.attrs["State"].get("OOMKilled"))
+            return bool(self.container.attrs["State"].get("OOMKilled")) or \
+                self.container.attrs.get("HostConfig", {}).get("Runtime") == "runsc"
         except Exception:
             return False
 

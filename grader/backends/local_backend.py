@@ -195,7 +195,7 @@ class LocalTransport(Transport):
                 return f"killed by signal {-code}"
         return f"exit code {code}"
 
-    def killed_for_memory(self) -> bool:
+    def ended_by_its_limits(self) -> bool:
         return self._watch is not None and bool(self._watch.reason())
 
     def meter(self) -> Meter:

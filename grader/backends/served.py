@@ -131,7 +131,7 @@ class ServedWorker(Transport):
     def _server_ended(self) -> bytes:
         """The server's channel ended. Where that is the worker's doing (the server was the one worker, or the
         sandbox's memory limit took it with the worker), it reads as this worker's end; else infrastructure."""
-        if self.server.single or self.server.transport.killed_for_memory():
+        if self.server.single or self.server.transport.ended_by_its_limits():
             self._lost = {"why": "ended"}
             return b""
         raise ServerLost(f"the sandbox's worker server ended ({self.server.transport.exit_reason()})")
@@ -154,9 +154,9 @@ class ServedWorker(Transport):
                         raise protocol.ProtocolError("the worker wrote something other than a frame to its channel")
                     return b""
                 continue  # another worker's news: not this one's
-            if magic != protocol.MAGIC:
+            if magic != protocol.MAGIC:  # only what the candidate runs shares the sandbox with the server
                 self.server.alive = False
-                raise ServerLost("the sandbox's channel carried something other than frames")
+                raise protocol.ProtocolError("something in the sandbox wrote to its channel other than in frames")
             self._head, self._left = protocol.frame_header(magic, length), length
         if self._head:
             out, self._head = self._head[:n], self._head[n:]

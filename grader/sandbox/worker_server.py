@@ -190,6 +190,9 @@ def _become_worker(server: Server, read_fd: int, write_fd: int, folder: str) -> 
     """In the forked child: a worker of its own process group, its own folder, born without the server's channels."""
     os.setpgid(0, 0)  # a group of its own, in the server's session (whose clocks the local sandbox reads)
     _prctl(4, 1)  # PR_SET_DUMPABLE: the worker's own /proc is its own again
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # a worker's signals are as a fresh Python's
+    for caught in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(caught, signal.SIG_DFL)
     for fd in (server.judge_in, server.judge_out):
         os.close(fd)
     try:
@@ -338,6 +341,8 @@ def main(argv=None) -> None:
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file becomes an error, not a dead worker
     _prctl(4, 0)  # PR_SET_DUMPABLE: no process of the same user opens the server's /proc/<pid>/fd (its channel)
+    for caught in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(caught, signal.SIG_IGN)  # no signal a worker could send ends the server (see no_exec)
     if args.lifetime_s:  # PID 1 of a container: its own end, since nothing else may kill it
         signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
         signal.alarm(args.lifetime_s)

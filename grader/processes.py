@@ -1,4 +1,4 @@
-"""Start a child in its own process group and kill the whole group, on whatever OS we run on.
+"""Start a child in its own process group and kill the whole group (or session), on whatever OS we run on.
 
 The grader kills what it starts (a judge past its deadline, a sandbox worker
 that hangs) together with anything that child started. POSIX does that with a
@@ -53,3 +53,24 @@ def pid_alive(pid: int) -> bool:
             return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
         return True  # no /proc: trust kill(0)
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """:func:`kill_group`, and every other process of the session ``proc`` leads where ``/proc`` shows them
+    (a worker server's workers each lead a process group of their own in its session)."""
+    kill_group(proc)
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                session = int(f.read().rsplit(b")", 1)[1].split()[3])
+        except (OSError, ValueError, IndexError):
+            continue
+        if session == proc.pid:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass

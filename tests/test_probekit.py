@@ -111,10 +111,11 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     assert [rel for rel in LIB_FILES if rel.startswith("lib/grader/") and "/" in rel[len("lib/grader/"):]
             and not rel.endswith("__init__.py")] == [
         "lib/grader/wire/protocol.py", "lib/grader/wire/module_ast.py", "lib/grader/wire/guarded.py",
-        "lib/grader/sandbox/worker.py", "lib/grader/sandbox/removal.py", "lib/grader/sandbox/absent_ops.py",
-        "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/probekit.py", "lib/grader/sandbox/instruments.py",
-        "lib/grader/sandbox/restricted.py", "lib/grader/sandbox/runtime_subset.py", "lib/grader/sandbox/guard_ops.py",
-        "lib/grader/sandbox/no_exec.py", "lib/grader/sandbox/sealed.py", "lib/grader/sandbox/forkserver.py"]
+        "lib/grader/sandbox/worker.py", "lib/grader/sandbox/worker_server.py", "lib/grader/sandbox/removal.py",
+        "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/probekit.py",
+        "lib/grader/sandbox/instruments.py", "lib/grader/sandbox/restricted.py", "lib/grader/sandbox/runtime_subset.py",
+        "lib/grader/sandbox/guard_ops.py", "lib/grader/sandbox/no_exec.py", "lib/grader/sandbox/sealed.py",
+        "lib/grader/sandbox/forkserver.py"]
     assert (staged.lib / "grader/wire/__init__.py").read_text() == ""  # the worker imports the protocol alone
     assert "restricted.load('mine', __file__, {'open': False})" in (staged.root / "subset/mine.py").read_text()
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()

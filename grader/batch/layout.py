@@ -158,15 +158,18 @@ def _read(root: Path, candidate: str, exercise: str, folder: Path, expected: str
         source = read_user_file(path, limit=MAX_SUBMISSION_BYTES, under=root)
     except Unreadable as e:
         return Found(candidate, exercise, path, problem=RowStatus.UNREADABLE, reason=f"{where}{path.name} {e.reason}")
-    return found_file(candidate, exercise, path, source)
-
-
-def found_file(candidate: str, exercise: str, path: Path, source: bytes) -> Found:
-    """A submission read as ``source``: a plain one, or one graded anyway that cannot count (empty, not Python).
-    Parsed only: nothing runs. ``grader serve`` makes its hand-ins' rows with it too."""
-    where = f"{candidate}/{exercise}/"
     digest = hashlib.sha256(source).hexdigest()
     came = provenance(folder, root=root, candidate=candidate, exercise=exercise, file=path.name, sha256=digest)
+    return found_file(candidate, exercise, path, source, came)
+
+
+def found_file(candidate: str, exercise: str, path: Path, source: bytes,
+               came: Provenance | None = None) -> Found:
+    """A submission read as ``source``: a plain one, or one graded anyway that cannot count (empty, not Python).
+    Parsed only: nothing runs. ``grader serve`` makes its hand-ins' rows with it too (they have no hand-in
+    record beside them: ``came`` is None)."""
+    where = f"{candidate}/{exercise}/"
+    digest = hashlib.sha256(source).hexdigest()
     if came is not None:
         return replace(_parsed(candidate, exercise, path, source, digest, where), provenance=came)
     return _parsed(candidate, exercise, path, source, digest, where)

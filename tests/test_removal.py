@@ -433,3 +433,36 @@ def test_the_registrations_cannot_be_found_or_undone(box):
     """Nothing in Python refers to the dispatcher libraries: gc finds none of ours to reset() or
     _destroy() (torch's own it does find are undone, so this runs last on the shared worker)."""
     _raises(box, "find_and_undo_the_registrations", CLAMP)
+
+
+def test_torch_still_imports_its_own_modules_after_a_family_is_removed(tmp_path):
+    """torch's own ``torch._dynamo`` reads ``sdpa_kernel.__wrapped__`` at import, and every optimizer imports it on
+    its first step: with the attention family removed, a replacement worker's warm-up and an honest optimizer step
+    must still work. (Dropping ``__wrapped__`` from an emptied function made that import fail: every worker after a
+    crash died, and the grading came out "not graded".) The emptied inner is all ``__wrapped__`` reaches."""
+    import subprocess
+    import sys
+
+    script = textwrap.dedent('''
+        import torch
+        from grader.sandbox import removal
+        from grader.subset.families import expand
+        apis, kernels = expand(["attention"], [], {})
+        removal.install(apis, kernels, candidate_dirs=[])
+        import torch._dynamo
+        inner = torch.nn.attention.sdpa_kernel.__wrapped__
+        try:
+            inner()
+        except removal.ForbiddenAPIError:
+            pass
+        else:
+            raise SystemExit("the function behind __wrapped__ still runs")
+        w = torch.nn.Parameter(torch.ones(3))
+        opt = torch.optim.Adam([w], lr=0.1)
+        (w * w).sum().backward()
+        opt.step()
+        print("ok", float(w.sum()))
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("ok")

@@ -91,8 +91,8 @@ class WorkerServer:
                 message = self.read_server_frame(length, deadline)
                 if message.get("type") == "fatal":
                     self.alive = False
-                    raise SandboxStartError("the sandbox's worker server failed to start (its own error, kept "
-                                            "for the panel's log)")
+                    raise SandboxStartError("the sandbox's worker server failed (what it wrote about it is the "
+                                            "sandbox's words, not repeated)")
                 if message.get("type") == "worker" and message.get("generation") == wanted:
                     self.generation = wanted
                     self.current = ServedWorker(self, wanted)

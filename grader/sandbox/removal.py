@@ -261,16 +261,20 @@ def _empty_function(fn: types.FunctionType, raiser) -> None:
     """Replace ``fn``'s code, in place, by one that raises; the same along what it wraps.
 
     Every reference to ``fn`` anywhere (a re-export, a subclass, a decorator's closure,
-    a table) now holds the empty function. ``__wrapped__`` is followed and dropped, and
-    a closure cell holding a function of the same name (a decorator's ``func``) is
-    emptied too, so nothing of the original code stays reachable from it.
+    a table) now holds the empty function. ``__wrapped__`` is followed and emptied too (and
+    kept: torch's own modules read it at import), and a closure cell holding a function of
+    the same name (a decorator's ``func``) is emptied too, so nothing of the original code
+    stays reachable from it.
     """
     pending = [fn]
     while pending:
         f = pending.pop()
         if not isinstance(f, types.FunctionType) or f.__kwdefaults__ and _RAISER_KEYWORD in f.__kwdefaults__:
             continue
-        inner = f.__dict__.pop("__wrapped__", None)
+        inner = f.__dict__.get("__wrapped__")
+        if inner is not None and not isinstance(inner, types.FunctionType):
+            del f.__dict__["__wrapped__"]  # not a function we can empty in place: not kept
+            inner = None
         pending += [inner] if inner is not None else []
         for cell in f.__closure__ or ():
             try:

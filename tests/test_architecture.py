@@ -184,3 +184,29 @@ def test_what_is_staged_into_the_sandbox_imports_nothing_of_ours_but_itself():
     assert "grader.sandbox.worker" in staged and "grader.wire.protocol" in staged
     reached = {m: GRAPH[m] - staged for m in sorted(staged)}
     assert {m: t for m, t in reached.items() if t} == {}
+
+
+def test_the_cli_imports_a_commands_module_only_when_that_command_runs():
+    """``grader submit`` loads neither the service nor the batch: each command's module is imported on its first use,
+    and every command the table lists is the command of that name."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom click.testing import CliRunner\nfrom grader.cli import main\n"
+              "loaded = lambda: sorted(m for m in sys.modules if m.startswith('grader.cli.'))\n"
+              "print(loaded())\nCliRunner().invoke(main, ['submit', '--help'])\nprint(loaded())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    at_import, after_submit = (eval(line) for line in done.stdout.splitlines()[:2])  # noqa: S307 (our own output)
+    assert at_import == []
+    assert "grader.cli.submit" in after_submit
+    assert not {"grader.cli.serve_cmd", "grader.cli.batch_cmd", "grader.cli.validate_cmd"} & set(after_submit)
+
+    import click
+    from click.testing import CliRunner
+
+    from grader.cli import COMMANDS, main
+
+    context = click.Context(main, info_name="grader")
+    for name in COMMANDS:
+        assert main.get_command(context, name).name == name
+    assert CliRunner().invoke(main, ["--help"]).exit_code == 0

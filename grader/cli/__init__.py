@@ -11,6 +11,7 @@ for any tool a closed pipe stops), 1 a bug in the grader itself.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 
@@ -78,44 +79,46 @@ def _silence_stdout() -> None:
         pass
 
 
-@click.group(cls=GraderGroup)
+#: Each command and the module that defines it: a module is imported only when its command runs
+#: (or when ``--help`` lists every command), so ``grader submit`` never loads the service or the batch.
+COMMANDS = {
+    "submit": "grader.cli.submit:submit",
+    "batch": "grader.cli.batch_cmd:batch",
+    "validate": "grader.cli.validate_cmd:validate",
+    "sandbox": "grader.cli.sandbox_cmd:sandbox",
+    "history": "grader.cli.history_cmd:history_cmd",
+    "start": "grader.cli.start_cmd:start",
+    "list": "grader.cli.list_cmd:list_cmd",
+    "show": "grader.cli.show_cmd:show",
+    "init": "grader.cli.init_cmd:init",
+    "new": "grader.cli.new_cmd:new",
+    "pack": "grader.cli.pack_cmd:pack",
+    "hand-in": "grader.cli.handin_cmd:hand_in_cmd",
+    "collect": "grader.cli.collect_cmd:collect_cmd",
+    "regrade": "grader.cli.regrade_cmd:regrade_cmd",
+    "bundle": "grader.cli.bundle_cmd:bundle",
+    "key": "grader.cli.key_cmd:key",
+    "serve": "grader.cli.serve_cmd:serve_cmd",
+}
+
+
+class LazyGrader(GraderGroup):
+    """The group whose commands are :data:`COMMANDS`, each imported on first use (click's lazy-group pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, _, attr = COMMANDS[name].partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        if command.name != name:  # the table and the command's own name must agree, or help would lie
+            raise RuntimeError(f"{COMMANDS[name]} is the command {command.name!r}, listed as {name!r}")
+        return command
+
+
+@click.group(cls=LazyGrader)
 @click.version_option(package_name="grader")
 def main() -> None:
     """Grade PyTorch interview exercises in a sandbox, with hidden checks."""
-
-
-from grader.cli.batch_cmd import batch  # noqa: E402
-from grader.cli.bundle_cmd import bundle  # noqa: E402
-from grader.cli.collect_cmd import collect_cmd  # noqa: E402
-from grader.cli.handin_cmd import hand_in_cmd  # noqa: E402
-from grader.cli.history_cmd import history_cmd  # noqa: E402
-from grader.cli.init_cmd import init  # noqa: E402
-from grader.cli.key_cmd import key  # noqa: E402
-from grader.cli.list_cmd import list_cmd  # noqa: E402
-from grader.cli.new_cmd import new  # noqa: E402
-from grader.cli.pack_cmd import pack  # noqa: E402
-from grader.cli.regrade_cmd import regrade_cmd  # noqa: E402
-from grader.cli.sandbox_cmd import sandbox  # noqa: E402
-from grader.cli.serve_cmd import serve_cmd  # noqa: E402
-from grader.cli.show_cmd import show  # noqa: E402
-from grader.cli.start_cmd import start  # noqa: E402
-from grader.cli.submit import submit  # noqa: E402
-from grader.cli.validate_cmd import validate  # noqa: E402
-
-main.add_command(submit)
-main.add_command(batch)
-main.add_command(validate)
-main.add_command(sandbox)
-main.add_command(history_cmd)
-main.add_command(start)
-main.add_command(list_cmd)
-main.add_command(show)
-main.add_command(init)
-main.add_command(new)
-main.add_command(pack)
-main.add_command(hand_in_cmd)
-main.add_command(collect_cmd)
-main.add_command(regrade_cmd)
-main.add_command(bundle)
-main.add_command(key)
-main.add_command(serve_cmd)

@@ -165,3 +165,21 @@ def test_a_frame_read_in_small_pieces_comes_back_whole():
     stream = io.BytesIO(protocol.encode({"type": "x", "t": tensor, "s": "é"}))
     back = protocol.read_frame(lambda n: stream.read(min(n, 7)))
     assert torch.equal(back["t"], tensor) and back["s"] == "é"
+
+
+def test_every_frame_kind_is_named_from_one_list():
+    """Worker, server, client and the docker backend name their frames from ``protocol.Kind``, never a literal:
+    a kind added at one end only is a name error, not a frame nobody expects."""
+    import re
+    from pathlib import Path
+
+    grader = Path(protocol.__file__).resolve().parent.parent
+    ends = ["sandbox/worker.py", "sandbox/worker_server.py", "backends/client.py", "backends/served.py",
+            "backends/docker_backend.py"]
+    literal = re.compile(r"""(\["type"\]|get\("type"\)|"type":)\s*(==|!=|in)?\s*\(?\s*"(?!ResultNotSendable)""")
+    for end in ends:
+        text = (grader / end).read_text()
+        assert not literal.search(text), f"{end}: a frame kind written as a literal ({literal.search(text)[0]!r})"
+    frame = protocol.encode({"type": protocol.Kind.CALL, "id": 1})
+    message = protocol.read_frame(io.BytesIO(frame).read)
+    assert message["type"] == protocol.Kind.CALL and type(message["type"]) is str

@@ -64,3 +64,16 @@ def test_a_dead_server_fails_its_judges_and_the_next_run_starts_a_new_one(checks
     monkeypatch.delenv("GRADER_TEST_SLEEP")
     judge, _ = run(checks, "-k", "env")
     assert judge.exitcode == 0 and warm._server is not old
+
+
+def test_a_warm_server_reply_is_one_of_two_types_or_refused():
+    import pydantic
+
+    from grader.host import warm_wire
+
+    assert isinstance(warm_wire.REPLY.validate_json(warm_wire.line(warm_wire.Forked(id="a", pid=7))), warm_wire.Forked)
+    assert warm_wire.REPLY.validate_json(warm_wire.line(warm_wire.Ended(id="a", exit=3))).exit == 3
+    for bad in (b'{"id": "a", "pid": 7}', b'{"id": "a", "kind": "forked", "pid": "7x"}',
+                b'{"id": "a", "kind": "ended", "exit": 1, "pid": 2}'):
+        with pytest.raises(pydantic.ValidationError):
+            warm_wire.REPLY.validate_json(bad)

@@ -136,9 +136,9 @@ class Sandbox:
         try:
             deadline = self._clock() + self.start_timeout_s
             hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
-            if hello.get("type") == "fatal":
+            if hello.get("type") == protocol.Kind.FATAL:
                 raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
-            if hello.get("type") != "hello":  # the sandbox's words are not repeated: it chose them
+            if hello.get("type") != protocol.Kind.HELLO:  # the sandbox's words are not repeated: it chose them
                 raise protocol.ProtocolError("the worker's first message was not its hello")
             return Worker(transport, read_hello(hello), _meter_of(transport))
         except MalformedSelfReport as e:  # untrusted data of the wrong shape: this sandbox cannot grade
@@ -154,9 +154,9 @@ class Sandbox:
         worker = self._boot()
         try:
             deadline = self._clock() + self.start_timeout_s
-            worker.transport.send(protocol.encode({"type": "warm"}))
+            worker.transport.send(protocol.encode({"type": protocol.Kind.WARM}))
             reply = protocol.read_frame(lambda n: worker.transport.read(n, deadline), self.max_frame_bytes)
-            if reply.get("type") != "warmed":
+            if reply.get("type") != protocol.Kind.WARMED:
                 raise protocol.ProtocolError(f"expected warmed from the worker, got {reply.get('type')!r}")
             return worker
         except BaseException:
@@ -219,7 +219,7 @@ class Sandbox:
         worker, self._worker = self._worker, None
         if worker is not None:
             try:
-                worker.transport.send(protocol.encode({"type": "shutdown"}))
+                worker.transport.send(protocol.encode({"type": protocol.Kind.SHUTDOWN}))
             except Exception:
                 pass
             self._spares.retire(worker)
@@ -259,7 +259,7 @@ class Sandbox:
         transport, meter = self._worker.transport, self._worker.meter
         self._next_id += 1
         call_id = self._next_id
-        frame = protocol.encode({"type": "call", "id": call_id, "probe": probe, "args": args, "kwargs": kwargs})
+        frame = protocol.encode({"type": protocol.Kind.CALL, "id": call_id, "probe": probe, "args": args, "kwargs": kwargs})
         begun = self._sample(meter)
         watch = CallClock(deadline, begun, meter.cpu_rate)
         look = begun.wall_s + watch.next_look(begun)  # when to read the clocks next, if no answer comes first
@@ -297,8 +297,8 @@ class Sandbox:
             transport.send(frame)
             while True:
                 reply = protocol.read_frame(read, max(0, self.max_frame_bytes - already))
-                if reply.get("type") in ("importing", "imported"):
-                    importing = reply["type"] == "importing"
+                if reply.get("type") in (protocol.Kind.IMPORTING, protocol.Kind.IMPORTED):
+                    importing = reply["type"] == protocol.Kind.IMPORTING
                     continue
                 break
         except _Expired as e:
@@ -320,7 +320,7 @@ class Sandbox:
                         f"([limits] result_mb){earlier}")
         except protocol.ProtocolError as e:
             return fail(Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}")
-        if reply.get("type") != "result" or reply.get("id") != call_id:
+        if reply.get("type") != protocol.Kind.RESULT or reply.get("id") != call_id:
             return fail(Failure.PROTOCOL, f"expected the result of call {call_id}, got another message")
         elapsed = self._clock() - begun.wall_s
         result = result_from_reply(probe, reply, elapsed)

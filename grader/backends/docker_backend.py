@@ -250,7 +250,7 @@ def attach_starter(client, container_id: str, grading_id: str):
         try:
             sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             transport = DockerTransport(client, container, sock)
-            transport.send(protocol.encode({"type": "greet"}, magic=protocol.SERVER_MAGIC))
+            transport.send(protocol.encode({"type": protocol.Kind.GREET}, magic=protocol.SERVER_MAGIC))
         except BaseException:
             container.remove(force=True)
             raise

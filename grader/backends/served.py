@@ -79,7 +79,7 @@ class WorkerServer:
         old worker still had in flight is read and dropped on the way."""
         deadline = time.monotonic() + timeout_s
         if ask:
-            self.transport.send(protocol.encode({"type": "fresh"}, magic=protocol.SERVER_MAGIC))
+            self.transport.send(protocol.encode({"type": protocol.Kind.FRESH}, magic=protocol.SERVER_MAGIC))
         left = self.current._left if self.current is not None else 0  # a frame the judge refused from its header
         while left:
             left -= len(self._read_exactly(min(left, 1024 * 1024), deadline))
@@ -89,11 +89,11 @@ class WorkerServer:
             magic, length = protocol.read_header(lambda n: self._read_exactly(n, deadline))
             if magic == protocol.SERVER_MAGIC:
                 message = self.read_server_frame(length, deadline)
-                if message.get("type") == "fatal":
+                if message.get("type") == protocol.Kind.FATAL:
                     self.alive = False
                     raise SandboxStartError("the sandbox's worker server failed (what it wrote about it is the "
                                             "sandbox's words, not repeated)")
-                if message.get("type") == "worker" and message.get("generation") == wanted:
+                if message.get("type") == protocol.Kind.WORKER and message.get("generation") == wanted:
                     self.generation = wanted
                     self.current = ServedWorker(self, wanted)
                     return self.current
@@ -108,7 +108,7 @@ class WorkerServer:
     def close(self) -> None:
         self.alive = False
         try:
-            self.transport.send(protocol.encode({"type": "shutdown"}, magic=protocol.SERVER_MAGIC))
+            self.transport.send(protocol.encode({"type": protocol.Kind.SHUTDOWN}, magic=protocol.SERVER_MAGIC))
         except Exception:
             pass
         self.transport.close()
@@ -146,7 +146,7 @@ class ServedWorker(Transport):
                 return self._server_ended()
             if magic == protocol.SERVER_MAGIC:
                 message = self.server.read_server_frame(length, deadline)
-                if message.get("type") == "lost" and message.get("generation") == self.generation:
+                if message.get("type") == protocol.Kind.LOST and message.get("generation") == self.generation:
                     self._lost = message
                     if message.get("why") == "too_large" and type(message.get("size")) is int:
                         raise protocol.FrameTooLarge(message["size"], self.server.max_frame_bytes)

@@ -14,7 +14,6 @@ sets the same way, run after run: a regrade reproduces.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -24,6 +23,7 @@ import threading
 import uuid
 
 from grader.child_python import child_environment, python_argv
+from grader.host import warm_wire
 
 
 def available() -> bool:
@@ -74,17 +74,17 @@ class _Server:
     def alive(self) -> bool:
         return not self.closed and self.proc.poll() is None
 
-    def start(self, request: dict) -> Judge:
-        """Fork one child for ``request`` (``grader.host.zygote``'s fields, less its id)."""
+    def start(self, request: type[warm_wire.JudgeRun] | type[warm_wire.AuditRun], **fields) -> Judge:
+        """Fork one child for a ``request`` of that type, with these fields (its id is made here)."""
         judge = Judge(uuid.uuid4().hex)
-        line = json.dumps({"id": judge.id, **request}) + "\n"
+        line = warm_wire.line(request(id=judge.id, **fields))
         with self.lock:
             self.judges[judge.id] = judge
             if self.closed:  # died after start_judge checked it: this judge never runs
                 self._finish(judge.id, -1)
                 return judge
             try:
-                self.proc.stdin.write(line.encode())
+                self.proc.stdin.write(line)
                 self.proc.stdin.flush()
             except OSError:
                 self._finish(judge.id, -1)
@@ -92,15 +92,15 @@ class _Server:
 
     def _read_replies(self) -> None:
         for line in self.proc.stdout:
-            message = json.loads(line)
-            judge = self.judges.get(message["id"])
+            message = warm_wire.REPLY.validate_json(line)
+            judge = self.judges.get(message.id)
             if judge is None:
                 continue
-            if "pid" in message:
-                judge.pid = message["pid"]
+            if isinstance(message, warm_wire.Forked):
+                judge.pid = message.pid
                 judge.started.set()
             else:
-                self._finish(message["id"], message["exit"])
+                self._finish(message.id, message.exit)
         with self.lock:  # the server died: every judge it had is gone too, and no new one is taken
             self.closed = True
             pending = list(self.judges)
@@ -130,7 +130,7 @@ def _running_server() -> _Server:
 
 def start_judge(argv: list[str], *, cwd: str, log: str) -> Judge:
     """Fork ``pytest argv`` from the warm server."""
-    return _running_server().start({"argv": argv, "cwd": cwd, "log": log, "env": judge_environment()})
+    return _running_server().start(warm_wire.JudgeRun, argv=argv, cwd=cwd, log=log, env=judge_environment())
 
 
 def run_audit(request_json: str, *, timeout: float) -> str | None:
@@ -141,8 +141,8 @@ def run_audit(request_json: str, *, timeout: float) -> str | None:
         given, answer = os.path.join(tmp, "request.json"), os.path.join(tmp, "audit.json")
         with open(given, "w", encoding="utf-8") as f:
             f.write(request_json)
-        child = _running_server().start({"task": "audit", "input": given, "out": answer,
-                                         "log": os.path.join(tmp, "audit.log")})
+        child = _running_server().start(warm_wire.AuditRun, input=given, out=answer,
+                                        log=os.path.join(tmp, "audit.log"))
         if not child.wait(timeout):
             child.kill()
             return None

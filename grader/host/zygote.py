@@ -1,10 +1,9 @@
 """The warm judge's server: import torch, pytest and hypothesis once, fork a judge per request.
 
 Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by
-hand. It reads one JSON request per line on stdin (``{"id", "argv", "cwd",
-"log", "env"}`` for a judge, ``{"id", "task": "audit", "input", "out", "log"}`` for
+hand. It reads one request per line on stdin (``grader.host.warm_wire``: a judge run, or
 a submission's subset check, which looks torch's objects up) and answers on stdout
-with ``{"id", "pid"}`` when a child is forked and ``{"id", "exit"}`` when it ends.
+``Forked`` when a child is forked and ``Ended`` when it ends.
 It stays single-threaded, so forking is safe, and exits when stdin closes: the
 grader that started it is gone. Its children get SIGKILL when it exits, so no
 judge outlives either.
@@ -18,11 +17,12 @@ from __future__ import annotations
 
 import gc
 import importlib
-import json
 import os
 import selectors
 import signal
 import sys
+
+from grader.host import warm_wire
 
 #: Imported once here; a judge that needs anything else imports it itself. Besides the obvious,
 #: this is what a judge run was measured to import: torch's lazily loaded parts (sympy alone is
@@ -65,14 +65,14 @@ def serve() -> None:
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in lines:
-                request = json.loads(line)
+                request = warm_wire.REQUEST.validate_json(line)
                 pid = os.fork()
                 if pid == 0:
                     for fd in (replies, wake_r, wake_w):
                         os.close(fd)
                     _child(request)
-                children[pid] = request["id"]
-                _reply(replies, {"id": request["id"], "pid": pid})
+                children[pid] = request.id
+                _reply(replies, warm_wire.Forked(id=request.id, pid=pid))
         _reap(children, replies)
 
 
@@ -85,11 +85,11 @@ def _reap(children: dict[int, str], replies: int) -> None:
         if pid == 0:
             return
         if pid in children:
-            _reply(replies, {"id": children.pop(pid), "exit": os.waitstatus_to_exitcode(status)})
+            _reply(replies, warm_wire.Ended(id=children.pop(pid), exit=os.waitstatus_to_exitcode(status)))
 
 
-def _reply(fd: int, message: dict) -> None:
-    os.write(fd, (json.dumps(message) + "\n").encode())
+def _reply(fd: int, message: warm_wire.Forked | warm_wire.Ended) -> None:
+    os.write(fd, warm_wire.line(message))
 
 
 def _one_thread() -> None:
@@ -103,8 +103,8 @@ def _one_thread() -> None:
         pass
 
 
-def _child(request: dict) -> None:  # the forked child: one judge run or one subset check; never returns
-    code, task = 1, request.get("task", "judge")
+def _child(request: warm_wire.JudgeRun | warm_wire.AuditRun) -> None:  # the forked child; never returns
+    code, task = 1, request.kind
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -113,10 +113,10 @@ def _child(request: dict) -> None:  # the forked child: one judge run or one sub
 
         die_with_parent()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # stdin was the request pipe
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        log = os.open(request.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        code = _audit(request) if task == "audit" else _judge(request)
+        code = _audit(request) if isinstance(request, warm_wire.AuditRun) else _judge(request)
     except BaseException as e:  # noqa: BLE001 - reported in the log; the caller sees no outcome or answer
         print(f"grader {task} failed: {e!r}", file=sys.stderr)
     finally:
@@ -127,24 +127,24 @@ def _child(request: dict) -> None:  # the forked child: one judge run or one sub
             os._exit(code)
 
 
-def _judge(request: dict) -> int:
+def _judge(request: warm_wire.JudgeRun) -> int:
     """One judge run, in the grader's environment of now (``warm.judge_environment``), not the server's."""
-    os.chdir(request["cwd"])
+    os.chdir(request.cwd)
     os.environ.clear()
-    os.environ.update(request["env"])
+    os.environ.update(request.env)
     _one_thread()
     import pytest
 
-    return int(pytest.main(request["argv"]))
+    return int(pytest.main(request.argv))
 
 
-def _audit(request: dict) -> int:
+def _audit(request: warm_wire.AuditRun) -> int:
     """One subset check: the request read from ``input``, the ``SourceAudit`` written to ``out`` as JSON."""
     from grader.subset.audit import AUDIT_JSON, AuditRequest
 
-    with open(request["input"], encoding="utf-8") as f:
+    with open(request.input, encoding="utf-8") as f:
         audit = AuditRequest.model_validate_json(f.read()).run()
-    with open(request["out"], "wb") as f:
+    with open(request.out, "wb") as f:
         f.write(AUDIT_JSON.dump_json(audit))
     return 0
 

@@ -128,7 +128,7 @@ class Worker:
 
     def load_probes(self):
         if self.probes is None:
-            self.send({"type": "importing"})
+            self.send({"type": protocol.Kind.IMPORTING})
             # Both folders go on sys.path, so `probes` and the candidate's module import by
             # name in processes the probes start themselves (spawned DDP ranks, DataLoader workers).
             # The judge's loader (subset/<module>.py, beside the submission) stands in for the file: it
@@ -138,11 +138,11 @@ class Worker:
             sys.path[:0] = [os.path.dirname(os.path.abspath(self.args.probes)),
                             loader if os.path.isdir(loader) else submission]
             self.probes = importlib.import_module("probes")
-            self.send({"type": "imported"})
+            self.send({"type": protocol.Kind.IMPORTED})
         return self.probes
 
     def handle_call(self, message: dict) -> dict:
-        reply = {"type": "result", "id": message.get("id")}
+        reply = {"type": protocol.Kind.RESULT, "id": message.get("id")}
         started = time.perf_counter()
         try:
             probes = self.load_probes()
@@ -165,19 +165,19 @@ class Worker:
             except EOFError:
                 return
             kind = message.get("type")
-            if kind == "shutdown":
+            if kind == protocol.Kind.SHUTDOWN:
                 return
-            if kind == "warm":  # a spare, before any call: see warm_up
+            if kind == protocol.Kind.WARM:  # a spare, before any call: see warm_up
                 warm_up()
-                self.send({"type": "warmed"})
+                self.send({"type": protocol.Kind.WARMED})
                 continue
-            if kind != "call":
+            if kind != protocol.Kind.CALL:
                 raise protocol.ProtocolError(f"worker got an unexpected {kind!r} message")
             reply = self.handle_call(message)
             try:
                 self.send(reply, strict=False)
             except protocol.ProtocolError as e:  # e.g. a result too large or too deep
-                self.send({"type": "result", "id": message.get("id"), "ok": False, "duration_s": reply["duration_s"],
+                self.send({"type": protocol.Kind.RESULT, "id": message.get("id"), "ok": False, "duration_s": reply["duration_s"],
                            "output": reply["output"], "output_dropped": reply["output_dropped"],
                            "forbidden": reply["forbidden"],
                            "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
@@ -256,7 +256,7 @@ def prepare(args, rlimits: dict) -> tuple[removal.Removal, dict]:
         forkserver.start()
     sealed = no_exec.install() == "installed"
     return forbidden, {
-        "type": "hello",
+        "type": protocol.Kind.HELLO,
         "torch": str(torch.__version__),
         "python": sys.version.split()[0],
         "cuda": bool(torch.cuda.is_available()),

@@ -66,7 +66,7 @@ class Server:
         os.close(to_r)
         os.close(from_w)
         self.pid, self.to_worker, self.from_worker, self.pending = pid, to_w, from_r, bytearray()
-        self.send_server({"type": "worker", "generation": self.generation})
+        self.send_server({"type": protocol.Kind.WORKER, "generation": self.generation})
         self.send_judge(protocol.encode({**self.hello, "generation": self.generation}))
 
     def end_worker(self, lost: dict | None) -> None:
@@ -100,7 +100,7 @@ class Server:
                 lost["signal"] = os.WTERMSIG(status)
             elif status is not None:
                 lost["exit"] = os.waitstatus_to_exitcode(status)
-            self.send_server({"type": "lost", "generation": generation, **lost})
+            self.send_server({"type": protocol.Kind.LOST, "generation": generation, **lost})
 
     def reap(self) -> bool:
         """Reap every ended child (a zombie is PID 1's to collect); whether the current worker has ended."""
@@ -136,10 +136,10 @@ class Server:
             return False
         if magic == protocol.SERVER_MAGIC:
             message = protocol.decode(payload)
-            if message["type"] == "fresh":
+            if message["type"] == protocol.Kind.FRESH:
                 self.end_worker(None)
                 self.fork_worker()
-            elif message["type"] == "shutdown":
+            elif message["type"] == protocol.Kind.SHUTDOWN:
                 return False
             return True
         if magic != protocol.MAGIC:
@@ -227,7 +227,7 @@ def _become_worker(server: Server, read_fd: int, write_fd: int, folder: str) -> 
 def _one_worker(args, judge_in: int, judge_out: int, forbidden: removal.Removal, hello: dict) -> None:
     """A platform without fork (Windows): the server is its one worker, on the judge's channel itself; the judge
     starts a new server for a fresh worker, and this one's end is that worker's."""
-    _write_all(judge_out, protocol.encode({"type": "worker", "generation": 1}, magic=protocol.SERVER_MAGIC))
+    _write_all(judge_out, protocol.encode({"type": protocol.Kind.WORKER, "generation": 1}, magic=protocol.SERVER_MAGIC))
     _write_all(judge_out, protocol.encode({**hello, "generation": 1}))
     capture = worker.Capture(args.output_dir)
 
@@ -353,7 +353,7 @@ def main(argv=None) -> None:
         forbidden, hello = worker.prepare(args, rlimits)
         if args.greet:  # started ahead of its judge (grader.backends.prestart): nobody may be listening yet
             message = protocol.read_server_frame(lambda n: os.read(judge_in, n))
-            if message.get("type") != "greet":
+            if message.get("type") != protocol.Kind.GREET:
                 raise protocol.ProtocolError(f"expected a greet, got {message.get('type')!r}")
         if args.one_worker or not hasattr(os, "fork"):
             _one_worker(args, judge_in, judge_out, forbidden, hello)
@@ -363,7 +363,7 @@ def main(argv=None) -> None:
         try:
             import traceback
 
-            _write_all(judge_out, protocol.encode({"type": "fatal", "message": traceback.format_exc()[-4000:]},
+            _write_all(judge_out, protocol.encode({"type": protocol.Kind.FATAL, "message": traceback.format_exc()[-4000:]},
                                                   magic=protocol.SERVER_MAGIC))
         except BaseException:
             pass

@@ -23,6 +23,7 @@ judge receives is always an exact ``torch.Tensor`` whatever the sandbox sent.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import struct
@@ -30,8 +31,30 @@ from collections import OrderedDict
 
 MAGIC = b"GRDR"
 #: A frame between the judge and the sandbox's worker server itself (``grader.sandbox.worker_server``), never
-#: relayed to or from a worker: ``fresh``, ``greet``, ``worker``, ``lost``.
+#: relayed to or from a worker: ``Kind.FRESH``, ``GREET``, ``WORKER``, ``LOST``, ``SHUTDOWN`` and ``FATAL``.
 SERVER_MAGIC = b"GRDS"
+
+
+class Kind(enum.StrEnum):
+    """Every frame's ``type``: the one list both ends of the wire name their frames from (a message's
+    ``type`` compares equal to its member; on the wire it is the plain string)."""
+
+    # judge <-> worker (MAGIC)
+    HELLO = "hello"  # worker: started, and what it has (grader.wire.selfreport.SandboxHello)
+    WARM = "warm"  # judge: import now what a spare would pay for during a call
+    WARMED = "warmed"  # worker: done
+    CALL = "call"  # judge: run a probe
+    IMPORTING = "importing"  # worker: the candidate's module is being imported (its time is the import's)
+    IMPORTED = "imported"  # worker: imported
+    RESULT = "result"  # worker: a call's reply
+    # judge <-> worker server (SERVER_MAGIC)
+    GREET = "greet"  # judge: a server started ahead may say hello now
+    FRESH = "fresh"  # judge: end the current worker, fork the next
+    WORKER = "worker"  # server: the next worker's generation (its hello follows, as a worker frame)
+    LOST = "lost"  # server: how the current worker ended (plain fields, worded by the judge)
+    # either
+    SHUTDOWN = "shutdown"  # judge: end
+    FATAL = "fatal"  # worker or server: could not start (its words are the sandbox's, never repeated)
 _HEADER = struct.Struct(">4sI")
 FRAME_HEADER_BYTES = _HEADER.size  # MAGIC and the payload length: what precedes a payload
 _JSON_LEN = struct.Struct(">I")
@@ -99,6 +122,8 @@ def _encode_value(value, tensors: dict, depth: int, strict: bool):
         raise ProtocolError(f"value nested deeper than {MAX_DEPTH} levels")
     if value is None or type(value) in (bool, int, str):
         return value
+    if type(value) is Kind:
+        return value.value
     if type(value) is float:
         if math.isfinite(value):
             return value

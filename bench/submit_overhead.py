@@ -58,11 +58,10 @@ def main() -> None:
         report = Path(tmp) / "report.json"
         sandboxed = [sys.executable, "-m", "grader", "submit", str(ex.root), str(file), "--sandbox", "docker",
                      "--json", str(report)]
-        ini = Path(tmp) / "pytest.ini"
-        ini.write_text("[pytest]\n")
         # The very pytest command a grading runs, with the author's default sandbox (local).
-        plain = pytest_argv(ex, file.resolve(), sandbox="local", seed=ex.config.checks.seed,
-                            events=Path(tmp) / "events.jsonl", ini=ini, grading_id="bench")
+        asked = grading_request(ex, file.resolve(), sandbox="local", seed=ex.config.checks.seed, grading_id="bench",
+                                events=Path(tmp) / "events.jsonl")
+        plain = pytest_argv(ex, asked, Path(tmp))
         base = None
         if args.base:
             tree = tree_at(args.base, Path(tmp) / "base")

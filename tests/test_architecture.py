@@ -210,3 +210,24 @@ def test_the_cli_imports_a_commands_module_only_when_that_command_runs():
     for name in COMMANDS:
         assert main.get_command(context, name).name == name
     assert CliRunner().invoke(main, ["--help"]).exit_code == 0
+
+
+def test_the_host_tells_its_judge_a_grading_in_one_request():
+    """The judge's pytest gets one ``--grader-*`` option from the host, ``--grader-request`` (a ``GradingRequest``);
+    the plugin's other options are an author's shorthand for their own runs, never the host's."""
+    from grader.host.runner import grading_request, pytest_args
+    from grader.exercise import load_exercise
+    from grader.wire.grant import GpuRequest
+
+    ex = load_exercise(PACKAGE.parent / "tests" / "fixtures" / "toy")
+    asked = grading_request(ex, ex.stub, sandbox="docker", seed=3, grading_id="g", gpus=GpuRequest(count=1),
+                            image="i", runtime="runsc", local_gpu_env={"A": "b"}, prestarted=("c", Path("/s")),
+                            only=["x"])
+    args = pytest_args(ex, Path("/tmp/request.json"), seed=3, ini=Path("/tmp/pytest.ini"))
+    assert [a for a in args if a.startswith("--grader")] == ["--grader-request"]
+    assert type(asked).model_validate_json(asked.model_dump_json()) == asked
+    plugin = (PACKAGE / "judge" / "plugin.py").read_text()
+    import re
+    options = set(re.findall(r'addoption\("(--grader-[a-z-]+)"', plugin))
+    assert options == {"--grader-request", "--grader-submission", "--grader-exercise", "--grader-sandbox",
+                       "--grader-events"}, options

@@ -112,7 +112,8 @@ def test_collecting_opens_no_sandbox(pytester, tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/none.sock")
     events = tmp_path / "events.jsonl"
     pytester.runpytest_subprocess(
-        str(TOY / "checks"), "-p", "grader.judge.plugin", "--collect-only", "--grader-exercise", str(TOY),
+        str(TOY / "checks"), "--confcutdir", str(TOY / "checks"),  # as a grading runs it: no conftest of ours
+        "-p", "grader.judge.plugin", "--collect-only", "--grader-exercise", str(TOY),
         "--grader-submission", str(TOY / "toy.py"), "--grader-sandbox", "docker", "--grader-events", str(events))
     kinds = [json.loads(line)["event"] for line in events.read_text().splitlines()]
     assert kinds == ["collected", "finished"]

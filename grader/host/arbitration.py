@@ -12,7 +12,6 @@ Without a reference to run, or when its run does not say, nothing is counted: no
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 import uuid
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from grader.exercise import Exercise
 from grader.reports.model import CheckResult, Report, Status, total
+from grader.wire.request import GradingRequest
 
 #: What a check whose own code raised on this submission, but not on the reference, says on the scorecard.
 COUNTED = ("the check could not go on with this submission's answer (its own code raised {what}, which it does "
@@ -43,13 +43,14 @@ def reference_file(ex: Exercise, solutions_dir: Path | None = None) -> Path | No
     return None
 
 
-def reference_errors(ex: Exercise, reference: Path | None, ids: list[str], *, sandbox: str, seed: int,
-                     run: Callable | None = None, **judge) -> dict[str, bool] | None:
-    """For each check id, whether ``reference``'s own grading errors on it (one judge run for all, remembered per
-    exercise, reference, sandbox kind and seed); None when there is no reference or its run does not say."""
+def reference_errors(ex: Exercise, reference: Path | None, ids: list[str], asked: GradingRequest,
+                     run: Callable | None = None) -> dict[str, bool] | None:
+    """For each check id, whether ``reference``'s own grading errors on it, graded as ``asked`` graded the
+    submission (one judge run for all, remembered per exercise, reference, sandbox kind and seed); None when there
+    is no reference or its run does not say."""
     if reference is None:
         return None
-    key = (ex.fingerprint, hashlib.sha256(reference.read_bytes()).hexdigest(), sandbox, seed)
+    key = (ex.fingerprint, hashlib.sha256(reference.read_bytes()).hexdigest(), asked.sandbox, asked.seed)
     wanted = [i for i in ids if (*key, i) not in _SEEN]
     if wanted:
         from grader.host.runner import run_checks
@@ -57,8 +58,10 @@ def reference_errors(ex: Exercise, reference: Path | None, ids: list[str], *, sa
         with tempfile.TemporaryDirectory(prefix="grader-reference-") as tmp:
             graded = Path(tmp) / ex.config.exercise.submission
             graded.write_bytes(reference.read_bytes())
-            result = (run or run_checks)(ex, graded, sandbox=sandbox, seed=seed, grading_id=uuid.uuid4().hex[:12],
-                                         extra_args=("--grader-only", json.dumps(wanted)), **judge)
+            # Its own sandbox: never the submission's container, which its judge took over and removed.
+            again = asked.model_copy(update={"submission": str(graded), "only": wanted, "prestarted": None,
+                                             "grading_id": uuid.uuid4().hex[:12]})
+            result = (run or run_checks)(ex, again)
         if result.infra is not None or any(i not in result.results for i in wanted):
             return None
         for i in wanted:
@@ -75,15 +78,15 @@ UNSETTLED = ("a check of this exercise raised an error of its own, and the exerc
              "on it to tell whether the check or the submission is at fault: nothing was scored (rerun)")
 
 
-def settle(report: Report, ex: Exercise, reference: Path | None, *, sandbox: str, seed: int,
-           run: Callable | None = None, **judge) -> Report:
+def settle(report: Report, ex: Exercise, reference: Path | None, asked: GradingRequest,
+           run: Callable | None = None) -> Report:
     """``report`` with each check error the reference does not share counted as this submission's failure, and
     its score; while an error the reference shares remains (or any, when the reference could not say), not
     graded: no score, the checks kept, so the panel and the author see which one broke and how."""
     errors = report.check_errors
     if not errors:
         return report
-    shared = reference_errors(ex, reference, [c.id for c in errors], sandbox=sandbox, seed=seed, run=run, **judge)
+    shared = reference_errors(ex, reference, [c.id for c in errors], asked, run=run)
     if shared is not None:
         checks = [_counted(c) if c.status is Status.CHECK_ERROR and not shared[c.id] else c for c in report.checks]
         report = report.model_copy(update={"checks": checks})

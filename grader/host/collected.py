@@ -19,7 +19,7 @@ from grader import __version__
 from grader.atomic import atomic_write
 from grader.datadir import data_dir
 from grader.exercise import Exercise
-from grader.host.runner import run_checks
+from grader.host.runner import grading_request, run_checks
 from grader.reports.model import Visibility
 from grader.wire.spec import CheckSpec
 
@@ -99,8 +99,8 @@ def _read_cache(path: Path) -> list[CheckSpec] | None:
 def collect_checks(ex: Exercise) -> list[CheckSpec]:
     """The judge's check specs for ``ex``: its pytest with ``--collect-only``, run as a grading runs it."""
     # --collect-only opens no sandbox (the plugin returns before it would): the kind is only named.
-    run = run_checks(ex, ex.stub, sandbox="local", seed=ex.config.checks.seed, grading_id="collect",
-                     extra_args=("--collect-only",), timeout=COLLECT_TIMEOUT_S)
+    asked = grading_request(ex, ex.stub, sandbox="local", seed=ex.config.checks.seed, grading_id="collect")
+    run = run_checks(ex, asked, extra_args=("--collect-only",), timeout=COLLECT_TIMEOUT_S)
     if run.timed_out:
         raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")
     if run.infra is not None:

@@ -25,7 +25,7 @@ from grader.host.check_scope import Checks, CheckScope
 from grader.hindsight.annotate import Hindsight
 from grader.host.source_check import audit_submission
 from grader.subset.audit import SourceAudit, parse_only
-from grader.host.runner import JudgeRun, run_checks
+from grader.host.runner import JudgeRun, grading_request, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
                                   split_check_id, total)
 from grader.reports.warning import ReportWarning, WarningCode
@@ -135,19 +135,18 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
         with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
             graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
             graded.write_bytes(source)
-            run = run_checks(ex, graded, sandbox=sandbox, seed=seed,
-                             grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
-                             gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
-                             local_gpu_env=plan.local.env if plan.local else None,
-                             prestarted=pre.handoff() if pre else None, extra_args=scope.pytest_args)
+            asked = grading_request(ex, graded, sandbox=sandbox, seed=seed,
+                                    grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
+                                    gpus=gpus if plan.request else None, image=image, runtime=oci,
+                                    local_gpu_env=plan.local.env if plan.local else None,
+                                    prestarted=pre.handoff() if pre else None)
+            run = run_checks(ex, asked, on_event=on_event, extra_args=scope.pytest_args)
     finally:
         if pre is not None:
             pre.discard()  # removed whatever the judge did (it removes what it took over itself)
     report = _fill(report, ex, run, audit, remember=scope.everything)
     if report.graded and report.check_errors:  # whose error: the reference's grading on those checks says
-        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), sandbox=sandbox,
-                                    seed=seed, gpus=gpus if plan.request else None, image=image, runtime=oci,
-                                    local_gpu_env=plan.local.env if plan.local else None)
+        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), asked)
     return scope.narrow(_timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0))
 
 

@@ -9,7 +9,6 @@ a hard wall-clock deadline enforced from here. Its outcomes arrive as JSON lines
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from grader.host import live, warm
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, LoadFailed, MalformedEvent,
                                  SandboxUsed, parse_event)
 from grader.wire.grant import GpuRequest
+from grader.wire.request import GradingRequest, Prestarted
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, LoadError
 from grader.wire.selfreport import SandboxSummary
@@ -46,54 +46,53 @@ class JudgeRun:
     load_error: LoadError | None = None  # the file raised while the sandbox imported it
 
 
-def pytest_args(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, events: Path, ini: Path,
-                grading_id: str, gpus: GpuRequest | None = None, image: str | None = None,
-                runtime: str | None = None, local_gpu_env: dict[str, str] | None = None,
-                prestarted: tuple[str, Path] | None = None) -> list[str]:
-    """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge. ``prestarted``:
-    ``(container id, staged folder)`` of this grading's sandbox, started ahead (``grader.backends.prestart``)."""
-    args = [
+def grading_request(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
+                    gpus: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
+                    local_gpu_env: dict[str, str] | None = None, prestarted: tuple[str, Path] | None = None,
+                    only: list[str] | None = None, events: Path | None = None) -> GradingRequest:
+    """The one value a judge reads for this grading. ``prestarted``: ``(container id, staged folder)`` of this
+    grading's sandbox, started ahead (``grader.backends.prestart``); ``only``: the check ids to run."""
+    return GradingRequest(
+        exercise=str(exercise.root), fingerprint=exercise.fingerprint, submission=str(submission), sandbox=sandbox,
+        seed=seed, grading_id=grading_id, events=str(events) if events else None, image=image, runtime=runtime,
+        gpus=gpus, local_gpu_env=local_gpu_env, only=only,
+        prestarted=Prestarted(container=prestarted[0], stage=str(prestarted[1])) if prestarted else None)
+
+
+def pytest_args(exercise: Exercise, request_file: Path, *, seed: int | None, ini: Path) -> list[str]:
+    """The judge's pytest arguments (no interpreter): the same for a warm or a cold judge. Everything about the
+    grading is in ``request_file`` (a :class:`GradingRequest`); the rest is how pytest itself is run."""
+    return [
         str(exercise.checks_dir),
         "-c", str(ini), "--rootdir", str(exercise.checks_dir), "--confcutdir", str(exercise.checks_dir),
         "-p", "grader.judge.plugin", "-p", "no:cacheprovider", "-p", "no:randomly",
         "-q", "--no-header", "--tb=short", "-W", "ignore::DeprecationWarning",
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
-        f"--hypothesis-seed={seed}",
-        "--grader-submission", str(submission), "--grader-exercise", str(exercise.root),
-        "--grader-sandbox", sandbox, "--grader-events", str(events), "--grader-id", grading_id,
-        "--grader-fingerprint", exercise.fingerprint,
+        *([f"--hypothesis-seed={seed}"] if seed is not None else []),
+        "--grader-request", str(request_file),
     ]
-    if gpus:
-        args += ["--grader-gpus", str(gpus)]  # the judge child reads it back with parse_gpus
-    if local_gpu_env is not None:
-        args += ["--grader-local-gpu-env", json.dumps(local_gpu_env)]
-    if image:
-        args += ["--grader-image", image]
-    if runtime:
-        args += ["--grader-runtime", runtime]
-    if prestarted is not None:
-        args += ["--grader-prestarted", prestarted[0], "--grader-stage", str(prestarted[1])]
-    return args
 
 
-def pytest_argv(exercise: Exercise, submission: Path, **kwargs) -> list[str]:
-    """A cold judge's command line: ``python -P -m pytest`` plus :func:`pytest_args`."""
-    return python_argv(sys.executable, "-m", "pytest", *pytest_args(exercise, submission, **kwargs))
+def pytest_argv(exercise: Exercise, request: GradingRequest, folder: Path) -> list[str]:
+    """A cold judge's command line (``python -P -m pytest`` plus :func:`pytest_args`), its files written to
+    ``folder``."""
+    ini = folder / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    return python_argv(sys.executable, "-m", "pytest", *pytest_args(
+        exercise, request.write(folder / "request.json"), seed=request.seed, ini=ini))
 
 
-def run_checks(exercise: Exercise, submission: Path, *, sandbox: str, seed: int, grading_id: str,
-               gpus: GpuRequest | None = None, image: str | None = None, runtime: str | None = None,
-               local_gpu_env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (), timeout: float | None = None,
-               on_event: Callable[[JudgeEvent], None] | None = None,
-               prestarted: tuple[str, Path] | None = None) -> JudgeRun:
-    """One judge run. ``extra_args`` go to its pytest (the catalog passes ``--collect-only``);
-    ``timeout`` defaults to the exercise's grading deadline; ``on_event`` hears the events as they come."""
+def run_checks(exercise: Exercise, request: GradingRequest, *, extra_args: tuple[str, ...] = (),
+               timeout: float | None = None, on_event: Callable[[JudgeEvent], None] | None = None) -> JudgeRun:
+    """One judge run of ``request`` (its ``events`` are this run's own file). ``extra_args`` go to its pytest (the
+    catalog passes ``--collect-only``); ``timeout`` defaults to the exercise's grading deadline; ``on_event``
+    hears the events as they come."""
+    sandbox, grading_id = request.sandbox, request.grading_id or ""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
         ini.write_text("[pytest]\n")
-        args = pytest_args(exercise, submission, sandbox=sandbox, seed=seed, events=events, ini=ini,
-                           grading_id=grading_id, gpus=gpus, image=image, runtime=runtime,
-                           local_gpu_env=local_gpu_env, prestarted=prestarted) + list(extra_args)
+        given = request.model_copy(update={"events": str(events)}).write(Path(tmp) / "request.json")
+        args = pytest_args(exercise, given, seed=request.seed, ini=ini) + list(extra_args)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:

@@ -3,19 +3,14 @@
 Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
 the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
 chosen for grading, and one outcome per collected check, written as JSON lines
-to ``--grader-events`` (so a judge killed half-way still leaves what it found): the typed events of
-``grader.wire.events``, which says what each line holds.
-
-An author can run the checks against any file the same way:
-``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
-That run uses the local sandbox unless ``--grader-sandbox docker`` is given: the
-same worker over a pipe that a candidate's ``--sandbox local`` grading uses, so
-an author sees what a candidate gets, and candidate code never runs in the judge.
+to the request's events file (so a judge killed half-way still leaves what it found): the typed events of
+``grader.wire.events``. A grading is one ``GradingRequest`` (``grader.wire.request``), read from
+``--grader-request FILE``; an author's own run may give ``--grader-submission FILE`` instead (and
+``--grader-sandbox docker`` to isolate it), which makes the same request with the defaults.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import time
@@ -33,6 +28,7 @@ from grader.judge.outcomes import classify, root
 from grader.judge.specs import check_spec, visible_first
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
                                  Started, event_line)
+from grader.wire.request import GradingRequest
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, GuardReason, LoadError, SkipReason, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
@@ -42,7 +38,6 @@ from grader.untrusted import without_ansi
 
 if TYPE_CHECKING:
     from grader.backends.factory import SandboxInfo
-    from grader.wire.grant import GpuRequest
 
 MARKERS = [
     "points(n): points this check is worth (default 1)",
@@ -53,25 +48,13 @@ MARKERS = [
 
 def pytest_addoption(parser):
     group = parser.getgroup("grader", "grading a submission")
-    group.addoption("--grader-submission", help="the candidate's file to grade")
+    group.addoption("--grader-request", help="the grading, as the host wrote it (a GradingRequest as JSON)")
+    # An author's own run, without a request file: the same request, made from these and the defaults.
+    group.addoption("--grader-submission", help="the file to grade (instead of --grader-request)")
     group.addoption("--grader-exercise", help="exercise folder (default: the folder above the checks)")
     group.addoption("--grader-sandbox", default="local", help="local (default; the worker in a subprocess, "
                      "not isolated) | docker")
     group.addoption("--grader-events", help="write one JSON line per event here")
-    group.addoption("--grader-image", help="runtime image (docker sandbox)")
-    group.addoption("--grader-runtime", help="OCI runtime for the docker sandbox: runc (default) or runsc")
-    group.addoption("--grader-gpus", help="GPU request, as for `grader submit --gpus`")
-    group.addoption("--grader-local-gpu-env", help="local sandbox with a GPU: the environment its plan passes on, "
-                    "as JSON (default: planned here, from what this machine's torch sees)")
-    group.addoption("--grader-id", help="grading id used to label containers")
-    group.addoption("--grader-prestarted", help="docker sandbox: the id of this grading's container, started "
-                    "ahead of the judge (grader.backends.prestart)")
-    group.addoption("--grader-stage", help="with --grader-prestarted: the staged folder that container mounts, "
-                    "where the judge stages the submission")
-    group.addoption("--grader-only", help="run only these checks (a JSON list of node ids); the others are collected "
-                    "and reported as collected, not run (the reference's run on the checks that errored)")
-    group.addoption("--grader-fingerprint", help="the exercise's fingerprint as the caller loaded it: refused "
-                                                 "before any conftest or check loads when its files differ")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -82,34 +65,53 @@ def pytest_load_initial_conftests(early_config, parser, args):
     files, and a folder edited (or swapped) between that and this child re-reading them is refused
     here, with an "infra" event, so its code never runs in the judge.
     """
-    options = early_config.known_args_namespace
-    expected = getattr(options, "grader_fingerprint", None)
+    request = _request(early_config.known_args_namespace)
+    early_config.stash[_REQUEST] = request
+    expected = request.fingerprint if request is not None else None
     if not expected:
         return
-    folder = getattr(options, "grader_exercise", None)
-    actual = load_exercise(Path(folder)).fingerprint if folder else None
+    actual = load_exercise(Path(request.exercise)).fingerprint
     if actual != expected:
         reason = (f"the exercise's files changed after it was loaded (fingerprint {expected[:12]}, now "
                   f"{(actual or 'unknown')[:12]}): not graded against them; rerun")
-        events = getattr(options, "grader_events", None)
-        if events:
-            with open(events, "a", encoding="utf-8") as f:
+        if request.events:
+            with open(request.events, "a", encoding="utf-8") as f:
                 f.write(event_line(Infra(reason)))
         raise pytest.UsageError(reason)
+
+
+#: The grading's request, read once from the command line (None: pytest runs the checks without grading).
+_REQUEST = pytest.StashKey["GradingRequest | None"]()
+
+
+def _request(options) -> GradingRequest | None:
+    """The request from ``--grader-request`` (validated here, once), or made from an author's shorthand."""
+    given = getattr(options, "grader_request", None)
+    if given:
+        try:
+            return GradingRequest.read(given)
+        except (OSError, ValueError) as e:
+            raise pytest.UsageError(f"--grader-request {given}: not a grading request ({type(e).__name__})") from None
+    submission = getattr(options, "grader_submission", None)
+    if not submission:
+        return None
+    return GradingRequest(exercise=getattr(options, "grader_exercise", None) or "", submission=submission,
+                          sandbox=getattr(options, "grader_sandbox", None) or "local",
+                          events=getattr(options, "grader_events", None))
 
 
 def pytest_configure(config):
     for line in MARKERS:
         config.addinivalue_line("markers", line)
-    submission = config.getoption("grader_submission")
-    if submission:
-        config.pluginmanager.register(GraderPlugin(config, Path(submission)), "grader-judge")
+    # Read in pytest_load_initial_conftests; a plugin registered after that (a test's own) reads it here.
+    request = config.stash[_REQUEST] if _REQUEST in config.stash else _request(config.option)
+    if request is not None:
+        config.pluginmanager.register(GraderPlugin(config, request), "grader-judge")
 
 
-def _infer_exercise(config) -> Exercise:
-    given = config.getoption("grader_exercise")
-    if given:
-        return load_exercise(given)
+def _infer_exercise(config, request: GradingRequest) -> Exercise:
+    if request.exercise:
+        return load_exercise(request.exercise)
     for arg in config.args:
         for folder in [Path(arg).resolve(), *Path(arg).resolve().parents]:
             if (folder / "exercise.toml").is_file():
@@ -141,20 +143,16 @@ def importable(checks_dir: Path, shared: Path | None = None) -> None:
         spec.loader.exec_module(module)
 
 
-def _prestarted(config) -> tuple[str, Path] | None:
-    container, stage = config.getoption("grader_prestarted"), config.getoption("grader_stage")
-    return (container, Path(stage)) if container and stage else None
-
-
 class GraderPlugin:
-    def __init__(self, config, submission: Path):
+    def __init__(self, config, request: GradingRequest):
         from hypothesis import HealthCheck, settings
 
         self.config = config
-        self.exercise = _infer_exercise(config)
+        self.request = request
+        self.exercise = _infer_exercise(config, request)
         importable(self.exercise.checks_dir, self.exercise.shared)
         self.replies = None
-        self.events_path = config.getoption("grader_events")
+        self.events_path = request.events
         self.specs: dict[str, CheckSpec] = {}
         self.phases: dict[str, dict] = {}
         self.current: CheckSandbox | None = None
@@ -175,10 +173,8 @@ class GraderPlugin:
         shrinking.bound_shrinking()  # a failing check costs a fixed number of calls, not up to minutes
 
         from grader.backends.factory import open_sandbox
-        from grader.wire.grant import parse_gpus
 
-        gpus = config.getoption("grader_gpus")
-        self.gpus_requested = bool(gpus)
+        self.gpus_requested = request.gpus is not None
         self._workdir = tempfile.TemporaryDirectory(prefix="grader-judge-")
         self.box = None
         self.sandbox_info: SandboxInfo | None = None
@@ -192,14 +188,13 @@ class GraderPlugin:
             self._infra(f"the exercise's reply shapes (checks/replies.py) failed to load: {type(e).__name__}: {e}")
             return
         try:
-            kind = config.getoption("grader_sandbox")
-            request = parse_gpus(gpus) if gpus else None  # --grader-gpus, read once here
+            pre = request.prestarted
             self.box, self.sandbox_info = open_sandbox(
-                kind, exercise=self.exercise, submission=submission,
-                workdir=Path(self._workdir.name), grading_id=config.getoption("grader_id") or uuid.uuid4().hex[:12],
-                gpu=request, image=config.getoption("grader_image"),
-                runtime=config.getoption("grader_runtime"), prestarted=_prestarted(config),
-                local_gpu=_local_gpu(config, self.exercise, request) if request and kind == "local" else None)
+                request.sandbox, exercise=self.exercise, submission=Path(request.submission),
+                workdir=Path(self._workdir.name), grading_id=request.grading_id or uuid.uuid4().hex[:12],
+                gpu=request.gpus, image=request.image, runtime=request.runtime,
+                prestarted=(pre.container, Path(pre.stage)) if pre is not None else None,
+                local_gpu=_local_gpu(request, self.exercise) if request.gpus and request.sandbox == "local" else None)
             self.box.start_in_background()  # the container boots while pytest collects
         except GraderError as e:
             self._infra(str(e) + (f" {e.hint}" if e.hint else ""))
@@ -242,9 +237,8 @@ class GraderPlugin:
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return
-        only = config.getoption("grader_only")
-        if only:
-            wanted = set(json.loads(only))
+        if self.request.only is not None:
+            wanted = set(self.request.only)
             items[:] = [i for i in items if i.nodeid in wanted]
         items[:] = visible_first(items, self.specs)
 
@@ -368,20 +362,16 @@ class GraderPlugin:
         self._emit(JudgeFinished())
 
 
-def _local_gpu(config, exercise: Exercise, request: GpuRequest):
-    """The local sandbox's GPU set-up: as the grading planned it (``--grader-local-gpu-env``), or, for an author's
-    bare pytest run, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
+def _local_gpu(request: GradingRequest, exercise: Exercise):
+    """The local sandbox's GPU set-up: as the grading planned it (the request's ``local_gpu_env``), or, when it
+    has none, planned here the same way (an ``InfraError`` when this machine cannot give a GPU)."""
     from grader.backends.gpu import LocalGpuSetup, plan_gpus
 
-    given = config.getoption("grader_local_gpu_env")
-    if given:
-        env = json.loads(given)
-        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-            raise pytest.UsageError("--grader-local-gpu-env must be a JSON object of strings")
-        return LocalGpuSetup(env=env)
+    if request.local_gpu_env is not None:
+        return LocalGpuSetup(env=dict(request.local_gpu_env))
     from grader.backends.gpu_probe import local_capabilities
 
-    return plan_gpus(exercise.config.exercise.gpu, request, local_capabilities()).local
+    return plan_gpus(exercise.config.exercise.gpu, request.gpus, local_capabilities()).local
 
 
 def _skip_reason(report) -> str:

@@ -30,7 +30,7 @@ SOLUTIONS = Path(__file__).parent / "fixtures" / "toy_solutions"
 #: GPU-required exercises whose cuda record has not been made yet: a record is written by grading every mutant
 #: with a GPU (`grader validate NAME --gpus all --more --record`). Each name here is reported as a skip saying so;
 #: once its record exists, the test below fails until the name is taken out. Empty since flash_attention's and
-#: h2d_overlap's were recorded on an H200 (README, "Graded on a GPU"); a new GPU-required exercise waiting for a
+#: h2d_overlap's were recorded on an H200 (docs/gpu.md, "What has and has not run on a GPU"); a new GPU-required exercise waiting for a
 #: GPU goes here.
 NO_RECORD_YET: dict[str, str] = {}
 

@@ -108,7 +108,8 @@ def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_ro
     stored = read_store(out_dir)
     if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
         raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
-                         "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
+                         "graded, which it does not name.",
+                         hint="Pass that folder as the second argument: grader regrade OUTDIR SUBMISSIONS.")
     tables = read_tables(out_dir)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime, tables),

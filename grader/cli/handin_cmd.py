@@ -18,7 +18,7 @@ def hand_in_cmd(candidate, out, force):
     last grading's summary, in a reproducible zip. Run it inside the workspace, with no argument.
 
     The panel unzips every hand-in into one folder and grades them all with
-    `grader batch FOLDER --out results/`.
+    `grader batch FOLDER --output results/`.
     """
     from rich.console import Console
     from rich.text import Text

@@ -210,6 +210,17 @@ def test_panel_page_shows_the_section_with_explanations_and_escapes_names():
     assert section.count('<table class="items">') == 1  # the exercise with three graded has no table
 
 
+def test_with_no_figure_to_show_the_page_explains_no_figure():
+    """Fewer than 10 graded candidates on every exercise: no paragraphs explaining figures that are not there,
+    one line saying when they come, and each exercise's own reason."""
+    rows = rows_from(KNOWN[:3], exercise="few")
+    html = render_panel(rows, [], exercises={"few": "Few"})
+    section = html[html.index('<section id="items">'):html.index("</section>", html.index('<section id="items">'))]
+    assert "Discrimination" not in section and "KR-20" not in section and '<dl class="explain">' not in section
+    assert "shown once an exercise has 10 graded candidates" in section
+    assert "Not meaningful yet: 3 graded candidates" in section
+
+
 class MatrixEngine(FakeEngine):
     """The stand-in engine of test_batch_runner, answering candidate ``candNN`` with row NN of ``matrix``."""
 

@@ -81,7 +81,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     given_as = target.given or _as_typed(path, cwd)
     stub_note = untouched_stub_note(target, hashlib.sha256(source).hexdigest(), cwd=cwd, given_as=given_as)
     if stub_note:  # before anything else: nothing below is about the candidate's work
-        err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
+        err.print(Text.assemble(("note: ", "bold yellow"), stub_note))
     for note in ([elsewhere] if elsewhere else []) + target.notes:
         err.print(Text.assemble(("note: ", "bold yellow"), note))
     timing = clock.timing_for(ex.name)  # submitted now: the grading's own time does not count

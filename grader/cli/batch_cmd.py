@@ -86,6 +86,9 @@ def batch(submissions, output, only, jobs, engine, ray_address, gpus, sandbox, r
             result = run_batch(submissions, store, runner, exercises=exercises, only=names, sandbox=sandbox,
                                gpus=gpus, seed=seed, runtime=runtime, retries=retries, listener=listener)
     except KeyboardInterrupt:
+        from grader.cli import forget_handled_interrupt
+
+        forget_handled_interrupt()
         _interrupted(runner, store, console)
         sys.exit(EXIT_INTERRUPTED)
     runner.close()

@@ -115,8 +115,15 @@ def _bundle_lines(report_path: Path) -> list[str]:
 def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
     from grader.batch.regrade import Outcome, regrade_batch
 
-    result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
-                           runtime=runtime, jobs=jobs)
+    from rich.console import Console
+
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
+
+    work = Work("regrading")
+    with shown_progress(Console(stderr=True, highlight=False), work):
+        result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
+                               runtime=runtime, jobs=jobs, work=work)
     for row in result.rows:
         where = f"{row.candidate} {row.exercise}"
         if row.outcome is Outcome.MATCHES:

@@ -119,6 +119,9 @@ def validate(exercises, only, sandbox, jobs, seed, exercise_root, solutions_root
         reap_leftovers(console)
     else:
         runtime = None
+    from grader.cli.heartbeat import progress_console, shown_progress
+    from grader.progress import Work
+
     if mutation:
         from grader.mutation.command import run_mutation
 
@@ -126,26 +129,31 @@ def validate(exercises, only, sandbox, jobs, seed, exercise_root, solutions_root
             console.print(f"[bold yellow]not scored (they need a GPU, --gpus): {in_markup(', '.join(required))}[/]",
                           soft_wrap=True)
             exercises = [ex for ex in exercises if ex.name not in required]
-        sys.exit(run_mutation(console, exercises, sandbox=sandbox, jobs=jobs, seed=seed,
-                              solutions_dir=solutions_dir, max_mutants=max_mutants,
-                              json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
+        work = Work("grading mutants")
+        with shown_progress(progress_console(console), work):
+            status = run_mutation(console, exercises, sandbox=sandbox, jobs=jobs, seed=seed,
+                                  solutions_dir=solutions_dir, max_mutants=max_mutants, json_path=json_path,
+                                  min_score=min_score, runtime=runtime, gpus=gpus, work=work)
+        sys.exit(status)
     from grader.cli.mistakes_note import note_mistakes
     from grader.cli.validate_output import print_result, print_summary, write_json
 
     loaded = {ex.name: ex for ex in exercises}  # for their mistake records
     results = []
-    for result in validate_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed,
-                                     solutions_dir=solutions_dir, more=more, runtime=runtime,
-                                     gpus=gpus, parity="local" if parity else None):
-        results.append(result)
-        if result.not_validated is not None:
-            console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: {in_markup(result.not_validated)}",
-                          soft_wrap=True)
-            continue
-        print_result(console, result, findings.get(result.exercise, []), strict=strict, gpus=bool(gpus))
-        if result.exercise in loaded:
-            note_mistakes(console, loaded[result.exercise], result, solutions_dir, record=record, flavor=result.flavor,
-                          said=findings.get(result.exercise, []))
+    work = Work("validating")
+    with shown_progress(progress_console(console), work):  # each exercise's table printed as it is graded
+        for result in validate_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed, solutions_dir=solutions_dir,
+                                         more=more, runtime=runtime, gpus=gpus, parity="local" if parity else None,
+                                         work=work):
+            results.append(result)
+            if result.not_validated is not None:
+                console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: "
+                              f"{in_markup(result.not_validated)}", soft_wrap=True)
+                continue
+            print_result(console, result, findings.get(result.exercise, []), strict=strict, gpus=bool(gpus))
+            if result.exercise in loaded:
+                note_mistakes(console, loaded[result.exercise], result, solutions_dir, record=record,
+                              flavor=result.flavor, said=findings.get(result.exercise, []))
     failed = print_summary(console, results, findings, strict=strict)
     if json_path is not None:
         write_json(json_path, results, findings, strict=strict)

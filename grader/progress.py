@@ -35,6 +35,11 @@ class Work:
         with self.lock:
             self.total = total
 
+    def reached(self, done: int) -> None:
+        """``done`` things are done (a build's step number says so itself)."""
+        with self.lock:
+            self.done = done
+
     def start(self, label: str) -> None:
         with self.lock:
             self.since[label] = self.clock()

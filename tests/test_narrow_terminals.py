@@ -39,10 +39,11 @@ def _cached(collected):
 
 
 def on_terminal(*args, columns: int) -> str:
-    """What a person sees at that width: rich thinks it is a terminal (TTY_COMPATIBLE), styles stripped."""
+    """What a person sees at that width on stdout: rich thinks it is a terminal (TTY_COMPATIBLE), styles stripped
+    (stderr has the progress bar, drawn and erased in place)."""
     r = CliRunner().invoke(main, list(args), env={"COLUMNS": str(columns), "NO_COLOR": "1", "TTY_COMPATIBLE": "1"})
     assert r.exit_code == 0, r.output
-    return re.sub(r"\x1b\[[0-9;]*m", "", r.output)
+    return re.sub(r"\x1b\[[0-9;]*m", "", r.stdout)
 
 
 def attempt(exercise: str, passed: int) -> Report:

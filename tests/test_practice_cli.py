@@ -45,8 +45,9 @@ def invoke(*args, env=ENV):
 
 
 def on_terminal(*args, columns: int = 80):
+    """What the terminal shows on stdout (stderr has the progress bar, drawn and erased in place)."""
     r = invoke(*args, env={**TERMINAL, "COLUMNS": str(columns)})
-    return SimpleNamespace(exit_code=r.exit_code, output=re.sub(r"\x1b\[[0-9;]*m", "", r.output))
+    return SimpleNamespace(exit_code=r.exit_code, output=re.sub(r"\x1b\[[0-9;]*m", "", r.stdout))
 
 
 def _fits(output: str) -> None:

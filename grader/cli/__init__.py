@@ -10,15 +10,13 @@ for any tool a closed pipe stops), 1 a bug in the grader itself.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import os
 import sys
-import threading
-import time
 
 import click
 
+from grader.cli.interrupts import forget_handled_interrupt, no_interrupt_lost
 from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, GraderError
 
 
@@ -36,7 +34,7 @@ class GraderGroup(click.Group):
 
     def invoke(self, ctx):
         try:
-            with _closed_pipe_is_no_failure(), _no_interrupt_lost():
+            with _closed_pipe_is_no_failure(), no_interrupt_lost():
                 result = super().invoke(ctx)
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
             return result
@@ -56,45 +54,6 @@ class GraderGroup(click.Group):
             if e.hint:
                 console.print(in_markup(e.hint), soft_wrap=True)
             sys.exit(e.exit_code)
-
-
-def forget_handled_interrupt() -> None:
-    """Call once a KeyboardInterrupt is handled, before exiting with 130.
-
-    CPython marks a KeyboardInterrupt that leaves a *string* ``exec``/``eval`` (``dataclasses`` and
-    ``namedtuple`` build their methods that way, on import) as unhandled, even when a caller catches it;
-    under ``python -m grader`` the interpreter then ends the process by SIGINT (-2) instead of the exit
-    status asked for. The mark is reset at the start of every string exec: one trivial exec forgets it.
-    docs/decisions/ctrl-c-exit-status.md has the evidence."""
-    exec("pass", {})
-
-
-@contextlib.contextmanager
-def _no_interrupt_lost():
-    """A Ctrl-C that lands where Python cannot raise (a weakref callback, a ``__del__``: "Exception ignored") is
-    delivered again to the main thread a moment later, past the place that dropped it, so the command stops
-    instead of running to its end; and if the command ends first, it still ends as interrupted."""
-    previous = sys.unraisablehook
-    lost = threading.Event()
-
-    def again() -> None:
-        time.sleep(0.05)  # the main thread leaves the hook first (it holds the GIL for microseconds)
-        _thread.interrupt_main()
-
-    def hook(unraisable):
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            lost.set()
-            _thread.start_new_thread(again, ())  # threading's start() would wait here, and be interrupted here
-        else:
-            previous(unraisable)
-
-    sys.unraisablehook = hook
-    try:
-        yield
-        if lost.is_set():
-            raise KeyboardInterrupt
-    finally:
-        sys.unraisablehook = previous
 
 
 @contextlib.contextmanager

@@ -52,6 +52,8 @@ def batch(submissions, output, only, jobs, engine, ray_address, gpus, sandbox, r
     from grader.batch.runner import run_batch
     from grader.batch.store import Store
     from grader.cli.batch_progress import ProgressListener
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
     from grader.cli.leftovers import reap_leftovers
 
     from grader.catalogs import grading_catalog
@@ -86,14 +88,18 @@ def batch(submissions, output, only, jobs, engine, ray_address, gpus, sandbox, r
             result = run_batch(submissions, store, runner, exercises=exercises, only=names, sandbox=sandbox,
                                gpus=gpus, seed=seed, runtime=runtime, retries=retries, listener=listener)
     except KeyboardInterrupt:
-        from grader.cli import forget_handled_interrupt
+        from grader.cli.interrupts import forget_handled_interrupt
 
         forget_handled_interrupt()
         _interrupted(runner, store, console)
         sys.exit(EXIT_INTERRUPTED)
     runner.close()
-    answers, notes = published_files(exercises, solution_folders(exercise_root, list(solutions)))
-    publish(result, dest, exercises, answers, notes)
+    work = Work("publishing (similarity, exports, the panel page)", total=1)
+    with shown_progress(console, work):  # the similarity pass alone may take up to a minute
+        work.start("the similarity pass")
+        answers, notes = published_files(exercises, solution_folders(exercise_root, list(solutions)))
+        publish(result, dest, exercises, answers, notes)
+        work.finish("the similarity pass")
     store.close()
     _summary(console, result, dest, time.perf_counter() - t0)
     if any(r.status.value in ("not_graded", "check_error") for r in result.rows):

@@ -75,7 +75,11 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, jobs):
 
 
 def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) -> None:
+    from rich.console import Console
+
+    from grader.cli.heartbeat import shown_progress
     from grader.evidence.regrade import read_report, regrade
+    from grader.progress import Work
 
     report = read_report(report_path)  # a report edited to disagree with its own checks is refused here (exit 5)
     if report.audience == "candidate":
@@ -84,7 +88,10 @@ def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) ->
     path = submission or _default_submission(report_path, report.environment.submission_name,
                                              report.environment.submission_path)
     edited = _bundle_lines(report_path)
-    result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
+    work = Work("regrading", total=1)
+    with shown_progress(Console(stderr=True, highlight=False), work):
+        work.start(report.exercise)
+        result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
         _say(f"note: {note}", err=True)
     if not result.new.graded:

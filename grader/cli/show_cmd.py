@@ -60,8 +60,14 @@ def show(name, exercise_root):
     from grader.practice.catalog import describe
     from grader.practice.workspace import for_workspace
 
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
+
     ex = authoring(exercise_root, verb="showing from").resolve(name)
-    info = describe(ex)
+    work = Work("collecting the exercise's checks", total=1)
+    with shown_progress(Console(stderr=True, highlight=False), work):  # seconds, once per exercise version
+        work.start(ex.name)
+        info = describe(ex)
     console = Console(highlight=False)
     console.print(Text(info.title, style="bold"))
     for label, value in [("Exercise", info.name), ("Level", info.level),

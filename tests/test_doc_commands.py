@@ -8,8 +8,6 @@ import pytest
 
 from tests.doc_commands import DOC_FILES, check, command_lines, every_option, named_options
 
-pytestmark = pytest.mark.fast
-
 #: The one page that lists the old spellings kept for a release (and so names them).
 OLD_SPELLINGS_LISTED = "docs/options.md"
 #: Options named in the docs that are not grader's, and why.

@@ -28,7 +28,7 @@ from grader.reports.model import CheckResult, Report, Status, Visibility
 from tests.conftest import TOY
 from tests.test_batch_runner import FakeEngine
 
-pytestmark = pytest.mark.filterwarnings("error")  # a NaN from numpy arrives with a RuntimeWarning: fail on it
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a NaN from numpy arrives with a RuntimeWarning: fail on it
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 #: Ten candidates x four pass/fail checks of 1 point (rows: candidates).

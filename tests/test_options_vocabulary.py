@@ -12,8 +12,6 @@ from click.testing import CliRunner
 
 from grader.cli import main
 
-pytestmark = pytest.mark.fast
-
 TABLE = Path(__file__).resolve().parent.parent / "docs" / "options.md"
 
 

@@ -12,8 +12,6 @@ from rich.console import Console
 from grader.cli.heartbeat import EVERY_S, Heartbeat, shown_progress
 from grader.progress import Work
 
-pytestmark = pytest.mark.fast
-
 
 class Clock:
     def __init__(self):

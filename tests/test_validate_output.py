@@ -14,8 +14,6 @@ from grader.cli.validate_output import print_result, print_summary, write_json
 from grader.host.validation import ExerciseValidation, Verdict
 from grader.reports.model import Report
 
-pytestmark = pytest.mark.fast
-
 PATCH = "demo/mutants/adds.diff: hunk 1 does not apply to demo.py: line 10 is 'x + 1'"
 
 

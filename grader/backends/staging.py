@@ -10,11 +10,13 @@ container sees under ``/sandbox``::
     lib/grader/wire/module_ast.py     a syntax tree as JSON (grader.wire.module_ast)
     lib/grader/wire/guarded.py        the guards' names a rewritten module calls (grader.wire.guarded)
     lib/grader/sandbox/__init__.py    empty
-    lib/grader/sandbox/worker.py
+    lib/grader/sandbox/worker_server.py  the server the judge starts: it forks a fresh worker on demand
+    lib/grader/sandbox/worker.py      what each worker runs (grader.sandbox.worker)
     lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
     lib/grader/sandbox/absent_ops.py  its dispatcher half
     lib/grader/sandbox/absent_imports.py  its imports half
     lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
+    lib/grader/sandbox/instruments.py what probes measure with, out of the candidate's reach
     lib/grader/sandbox/no_exec.py     no new program once the worker has started (grader.sandbox.no_exec)
     lib/grader/sandbox/forkserver.py, sealed.py   the probes' forkserver, and what it does before it serves
     lib/grader/sandbox/restricted.py  loads the rewritten module under the runtime subset (grader.sandbox.restricted)
@@ -57,10 +59,12 @@ LIB_FILES: dict[str, Path | None] = {
     "lib/grader/wire/guarded.py": _PACKAGE / "wire" / "guarded.py",
     "lib/grader/sandbox/__init__.py": None,
     "lib/grader/sandbox/worker.py": _PACKAGE / "sandbox" / "worker.py",
+    "lib/grader/sandbox/worker_server.py": _PACKAGE / "sandbox" / "worker_server.py",
     "lib/grader/sandbox/removal.py": _PACKAGE / "sandbox" / "removal.py",
     "lib/grader/sandbox/absent_ops.py": _PACKAGE / "sandbox" / "absent_ops.py",
     "lib/grader/sandbox/absent_imports.py": _PACKAGE / "sandbox" / "absent_imports.py",
     "lib/grader/sandbox/probekit.py": _PACKAGE / "sandbox" / "probekit.py",
+    "lib/grader/sandbox/instruments.py": _PACKAGE / "sandbox" / "instruments.py",
     "lib/grader/sandbox/restricted.py": _PACKAGE / "sandbox" / "restricted.py",
     "lib/grader/sandbox/runtime_subset.py": _PACKAGE / "sandbox" / "runtime_subset.py",
     "lib/grader/sandbox/guard_ops.py": _PACKAGE / "sandbox" / "guard_ops.py",
@@ -168,14 +172,15 @@ def loader_source(module_name: str, guard: dict) -> str:
 def worker_argv(python: str, staged_root: str, forbidden: list[str],
                 rlimits: dict[str, tuple[int, int]] | None = None,
                 kernels: dict[str, list[str]] | None = None, *, greet: bool = False,
-                forkserver: bool = False) -> list[str]:
+                forkserver: bool = False, lifetime_s: int = 0, max_frame_bytes: int = 0,
+                one_worker: bool = False) -> list[str]:
     """The worker's command line, with paths as seen from where it runs.
 
     ``rlimits`` (``RLIMIT_*`` name -> (soft, hard)) are applied by the worker to
     itself before anything else: the local sandbox's way to limit a process
     without a fork hook. Docker passes none; its limits come from the engine.
     """
-    argv = [*python_argv(python, "-s", "-B", "-m", "grader.sandbox.worker"),
+    argv = [*python_argv(python, "-s", "-B", "-m", "grader.sandbox.worker_server"),
             "--probes", f"{staged_root}/probes/probes.py",
             "--submission-dir", f"{staged_root}/submission"]
     for api in forbidden:
@@ -188,4 +193,10 @@ def worker_argv(python: str, staged_root: str, forbidden: list[str],
         argv.append("--greet")
     if forkserver:
         argv.append("--forkserver")
+    if lifetime_s:
+        argv += ["--lifetime-s", str(lifetime_s)]
+    if max_frame_bytes:
+        argv += ["--max-frame-bytes", str(max_frame_bytes)]
+    if one_worker:
+        argv.append("--one-worker")
     return argv

@@ -157,7 +157,7 @@ def validate(exercises, only, sandbox, jobs, seed, exercise_root, solutions_root
     failed = print_summary(console, results, findings, strict=strict)
     if json_path is not None:
         write_json(json_path, results, findings, strict=strict)
-    if any(not v.report.graded and not v.report.check_errors for r in results for v in [*r.verdicts, *r.compared]):
+    if any(not v.report.graded and not v.report.broken_checks for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
     if failed:
         sys.exit(EXIT_INVALID)

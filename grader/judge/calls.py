@@ -140,14 +140,20 @@ class CheckRecord:
 
 
 class CheckSandbox:
-    """The ``sandbox`` fixture: ``sandbox.call("probe", *args, **kwargs)``."""
+    """The ``sandbox`` fixture: ``sandbox.call("probe", *args, **kwargs)``.
 
-    def __init__(self, sandbox):
+    ``replies``: the exercise's declared reply shapes (``grader.judge.replies``): every reply is checked against
+    its probe's shape before the check gets it; one that does not fit fails the check (the submission's failure).
+    """
+
+    def __init__(self, sandbox, replies=None):
         self._sandbox = sandbox
+        self._replies = replies
         self.record = CheckRecord()
 
     def call(self, probe: str, *args, **kwargs):
-        """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
+        """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned, once it fits the
+        probe's declared shape."""
         lost = self.record.lost
         if lost is not None:
             raise lost.again()
@@ -159,4 +165,4 @@ class CheckSandbox:
             raise self.record.lost.again()
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)
-        return result.value
+        return result.value if self._replies is None else self._replies.check(probe, result.value)

@@ -100,8 +100,8 @@ class ExerciseMutation:
 
 def classify(report: Report) -> tuple[Outcome, list[str], str | None]:
     """A mutant's outcome from its report, with the checks it lost points on (and why, when not graded)."""
-    if report.check_errors:
-        return Outcome.CHECK_ERROR, [c.name for c in report.check_errors], report.not_graded_reason
+    if report.broken_checks:
+        return Outcome.CHECK_ERROR, [c.name for c in report.broken_checks], report.not_graded_reason
     if not report.graded:
         return Outcome.NOT_GRADED, [], report.not_graded_reason
     lost = [c for c in report.checks if c.lost_points]
@@ -136,7 +136,7 @@ def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "d
         work.start(label)
         start = time.perf_counter()
         try:
-            report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus)
+            report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus, solutions_dir=solutions_dir)
         finally:
             work.finish(label)
         return report, start, time.perf_counter()
@@ -208,8 +208,8 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
             continue
         report, start, end = next(gradings)
         outcome, lost, why = classify(report)
-        if report.check_errors:  # a check's own bug, found by a generated mutant: the exercise's to fix (exit 4)
-            names = ", ".join(c.name for c in report.check_errors)
+        if report.broken_checks:  # a check's own bug, found by a generated mutant: the exercise's to fix (exit 4)
+            names = ", ".join(c.name for c in report.broken_checks)
             result.problems.append(f"check error on mutant {mutant.id}: {names} raised an error of its own "
                                    "(a bug in the check, not a kill)")
         r = MutantResult(mutant, outcome, lost, why, duration_s=round(end - start, 2))

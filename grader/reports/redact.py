@@ -33,13 +33,17 @@ from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False, "raised": None, "duration_s": None}
+            "output_truncated": False, "raised": None, "duration_s": None, "check_error": None}
 
 #: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
 
 #: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.
 CHECK_ERROR_MESSAGE = "this check's own code raised an error: a bug in the grader, not in your code (nothing was scored)"
+#: A check counted as failed because its own code raised on this answer only (grader.host.arbitration), as a
+#: candidate reads it: what it raised is the panel's.
+CHECK_COUNTED_MESSAGE = ("this check could not go on with your answer (its own code raised an error it does not "
+                         "raise on the exercise's reference): counted as a failure")
 
 #: A forbidden API's name as the judge writes one: a dotted Python name from the exercise's list.
 _API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15}")
@@ -74,6 +78,9 @@ def for_audience(report: Report, audience: str) -> Report:
               if c.id in names
               else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE, "tampered": []})
               if c.status is Status.CHECK_ERROR
+              else c.model_copy(update={"details": "", "message": CHECK_COUNTED_MESSAGE, "check_error": None,
+                                        "tampered": []})
+              if c.check_error is not None
               else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message),
                                         "forbidden": [api_name(a) for a in c.forbidden], "tampered": []})
               for c in report.checks]
@@ -110,6 +117,8 @@ def candidate_load_error(error: LoadError | None, hidden: dict[str, str]) -> Loa
 
 #: How the judge's sandbox client names a probe in its messages ("the call to 'clip' ran past ...").
 _PROBE_NAME = re.compile(r"\b(?:the call to|during the call to|result for) '[A-Za-z_][A-Za-z0-9_]*'")
+#: How a reply that does not fit its shape names its probe (grader.judge.replies).
+_REPLY_PROBE = re.compile(r" \(probe '[A-Za-z_][A-Za-z0-9_]*'\)")
 
 
 def without_probe_names(message: str) -> str:
@@ -117,7 +126,7 @@ def without_probe_names(message: str) -> str:
     def plain(match: re.Match) -> str:
         return {"the call to": "a call", "during the call to": "during a call", "result for": "result for a call"}[
             match.group().rsplit(" '", 1)[0]]
-    return _PROBE_NAME.sub(plain, message)
+    return _PROBE_NAME.sub(plain, _REPLY_PROBE.sub("", message))
 
 
 def opaque_id(check_id: str) -> str:

@@ -27,3 +27,12 @@ def start() -> None:
     """Start the server now, while programs may still start."""
     context()
     forkserver.ensure_running()
+
+
+def adopt() -> None:
+    """In a worker forked from the process that started the server: use that server as it is. (The stdlib would
+    check it is alive with ``waitpid``, which only its parent may call, and could not start another: no new
+    program may start.)"""
+    server = forkserver._forkserver
+    if server._forkserver_address is not None:
+        server.ensure_running = lambda: None

@@ -4,7 +4,7 @@ The forbidden APIs are removed from the worker's own interpreter (``grader.sandb
 fresh ``python -c`` would have them back. So once the worker has removed them, before the
 candidate's module is imported, it installs a filter under which neither it, nor any thread it
 runs, nor any process it or they start (filters are inherited and cannot be lifted) can execute
-a program: the call fails with EPERM. Processes an exercise needs are forks, or come from a
+a program, or signal PID 1 (a container's worker server) or every process: the call fails with EPERM. Processes an exercise needs are forks, or come from a
 forkserver sealed the same way when it started (``grader.sandbox.sealed``).
 
 Linux on x86-64 and arm64; elsewhere :func:`install` says why not, and the report says so.
@@ -22,6 +22,13 @@ import sys
 #: Per machine: the audit architecture, the execve, execveat and seccomp syscall numbers, and whether the
 #: x32 ABI (syscall numbers from 0x40000000) must be closed too.
 _ARCH = {"x86_64": (0xC000003E, 59, 322, 317, True), "aarch64": (0xC00000B7, 221, 281, 277, False)}
+#: Per machine: kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_open, refused when their
+#: first argument is PID 1 (a container's worker server) or -1 (every process): nothing the candidate runs
+#: signals the server.
+_SIGNALS = {"x86_64": (62, 200, 234, 129, 297, 434), "aarch64": (129, 130, 131, 138, 240, 434)}
+#: Per machine: ptrace, process_vm_readv and process_vm_writev, refused whatever their arguments: no process
+#: reads or writes another's memory.
+_REFUSED = {"x86_64": (101, 310, 311), "aarch64": (117, 270, 271)}
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -42,12 +49,23 @@ class _Program(ctypes.Structure):
 
 
 def program(machine: str) -> list[tuple[int, int, int, int]]:
-    """The classic-BPF filter for ``machine``: another architecture is killed, exec* fails with EPERM."""
+    """The classic-BPF filter for ``machine``: another architecture is killed; exec*, ptrace and another process's
+    memory fail with EPERM, and so does a signal to PID 1 or to every process (the low 32 bits of the first
+    argument: a ``pid_t``)."""
     arch, execve, execveat, _, x32 = _ARCH[machine]
     head = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, arch), (_RET_K, 0, 0, _RET_KILL_PROCESS), (_LD_W_ABS, 0, 0, 0)]
-    tests = ([(_JGE_K, _X32_BIT)] if x32 else []) + [(_JEQ_K, execve), (_JEQ_K, execveat)]
-    body = [(code, len(tests) - i, 0, k) for i, (code, k) in enumerate(tests)]  # true: jump to the EPERM return
-    return head + body + [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM)]
+    tests = ([(_JGE_K, _X32_BIT)] if x32 else []) + [(_JEQ_K, k) for k in (execve, execveat, *_REFUSED[machine])]
+    signals = _SIGNALS[machine]
+    # Then: a signal syscall goes on to its argument's test; any other is allowed.
+    after = [(_JEQ_K, k) for k in signals]
+    # Layout: head, exec tests, signal tests, ALLOW, (load arg0, pid 1 -> EPERM, pid -1 -> EPERM, ALLOW), EPERM.
+    n_exec, n_sig = len(tests), len(after)
+    eperm = n_exec + n_sig + 1 + 4  # index (after head) of the EPERM return
+    body = [(code, eperm - i - 1, 0, k) for i, (code, k) in enumerate(tests)]
+    body += [(code, n_sig - j, 0, k) for j, (code, k) in enumerate(after)]  # true: to the argument's test
+    body += [(_RET_K, 0, 0, _RET_ALLOW)]
+    body += [(_LD_W_ABS, 0, 0, 16), (_JEQ_K, 2, 0, 1), (_JEQ_K, 1, 0, 0xFFFFFFFF), (_RET_K, 0, 0, _RET_ALLOW)]
+    return head + body + [(_RET_K, 0, 0, _RET_ERRNO | errno.EPERM)]
 
 
 def install() -> str:

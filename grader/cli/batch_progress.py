@@ -12,35 +12,23 @@ from __future__ import annotations
 import contextlib
 import time
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.text import Text
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from grader.batch.runner import Listener
-from grader.cli.heartbeat import Heartbeat
+from grader.cli.heartbeat import Heartbeat, WorkDisplay
 from grader.progress import Work
 from grader.untrusted import in_markup
-
-
-class _BatchProgress(Progress):
-    def __init__(self, *columns, work: Work, **kwargs):
-        self.work = work  # before rich's __init__, which may draw already
-        super().__init__(*columns, **kwargs)
-
-    def get_renderables(self):
-        yield self.make_tasks_table(self.tasks)
-        lines = self.work.lines()
-        if lines:
-            yield Text("\n".join(["now grading:", *lines]), style="dim", no_wrap=True, overflow="ellipsis")
 
 
 class ProgressListener(Listener):
     def __init__(self, console):
         self.console = console
         self.work = Work("grading")
-        self.progress = _BatchProgress(TextColumn("[bold]grading[/]"), BarColumn(), MofNCompleteColumn(),
-                                       TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
-                                       TimeRemainingColumn(), TextColumn("{task.fields[note]}"), console=console,
-                                       transient=False, work=self.work, disable=not console.is_terminal)
+        self.progress = WorkDisplay(TextColumn("[bold]grading[/]"), BarColumn(), MofNCompleteColumn(),
+                                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
+                                    TimeRemainingColumn(), TextColumn("{task.fields[note]}"), console=console,
+                                    transient=False, work=self.work, heading="now grading:",
+                                    disable=not console.is_terminal)
         self.heartbeat = Heartbeat(console, self.work.line) if not console.is_terminal else contextlib.nullcontext()
         self.task = None
         self.t0 = time.perf_counter()

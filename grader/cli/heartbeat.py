@@ -63,18 +63,18 @@ class Heartbeat:
                 pass
 
 
-class _WorkDisplay(Progress):
-    """A bar for ``work``, with what is in flight listed under it (longest first)."""
+class WorkDisplay(Progress):
+    """A bar for ``work``, with what is in flight listed under ``heading`` (longest first)."""
 
-    def __init__(self, *columns, work: Work, **kwargs):
-        self.work = work  # before rich's __init__, which may draw already
+    def __init__(self, *columns, work: Work, heading: str = "running:", **kwargs):
+        self.work, self.heading = work, heading  # before rich's __init__, which may draw already
         super().__init__(*columns, **kwargs)
 
     def get_renderables(self):
         yield self.make_tasks_table(self.tasks)
         lines = self.work.lines()
         if lines:
-            yield Text("\n".join(["running:", *lines]), style="dim", no_wrap=True, overflow="ellipsis")
+            yield Text("\n".join([self.heading, *lines]), style="dim", no_wrap=True, overflow="ellipsis")
 
 
 def progress_console(output: Console) -> Console:
@@ -90,9 +90,9 @@ def shown_progress(console: Console, work: Work, *, refresh: float = 0.5) -> Ite
         with Heartbeat(console, work.line):
             yield
         return
-    display = _WorkDisplay(TextColumn(f"[bold]{work.what}[/]"), BarColumn(), MofNCompleteColumn(),
-                           TimeElapsedColumn(), console=console, transient=True, work=work,
-                           refresh_per_second=1 / refresh)
+    display = WorkDisplay(TextColumn(f"[bold]{work.what}[/]"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=console, transient=True, work=work,
+                          refresh_per_second=1 / refresh)
     task = display.add_task(work.what, total=work.total or None)
     stop = threading.Event()
 

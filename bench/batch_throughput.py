@@ -176,7 +176,7 @@ def while_sampling(proc: subprocess.Popen, sample, *, every_s: float) -> tuple[s
 
 def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[float, int, dict]:
     """One ``grader batch``; ``tree``: the grader's code from there (a ``--base`` ref's), else this one's."""
-    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", str(jobs)]
+    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--output", str(out), "--jobs", str(jobs)]
     env = dict(os.environ, GRADER_TAG=TAG)
     if tree is not None:  # its code, this tree's exercises (named in the submissions' folders)
         argv = [sys.executable, "-P", *argv[1:], "--exercise-root", str(REPO / "exercises")]

@@ -91,7 +91,7 @@ def main() -> None:
         subs = Path(tmp) / "subs"
         make_submissions(subs, args.n)
         daemons0 = sum(sum(proc_cpu(p)) for p in (dockerd, containerd) if p) + proc_cpu(1)[1]
-        argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(Path(tmp) / "out"), "--jobs", "1"]
+        argv = [sys.executable, "-m", "grader", "batch", str(subs), "--output", str(Path(tmp) / "out"), "--jobs", "1"]
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env=dict(os.environ, GRADER_TAG=TAG))

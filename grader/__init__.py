@@ -1,6 +1,6 @@
 """grader: grade PyTorch interview exercises.
 
-Zones (the README, "How it is built"):
+Zones (docs/how-it-is-built.md):
 - ``grader.judge``: trusted. Runs the hidden pytest + hypothesis checks and scores.
 - ``grader.sandbox``: where candidate code runs (``worker``) and how we reach it
   (``docker_backend``, ``local_backend``).

@@ -5,9 +5,16 @@
 # instead of skipping.
 #
 #   bash scripts/test.sh            the whole run: pytest, then `grader validate` over every exercise
+#   bash scripts/test.sh --fast     the fast tier (pytest -m fast, tests/fast_tier.py): unit tests that start no
+#                                   container, worker or judge; under a minute, no Docker or browser needed
 #   bash scripts/test.sh ARGS...    pytest ARGS only (e.g. -k history), for quick runs while working
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "${1:-}" = "--fast" ]; then
+    shift
+    [ -x .venv/bin/python ] || bash scripts/setup.sh  # only the environment: the tier needs neither Docker nor a browser
+    exec .venv/bin/python -m pytest -m fast "$@"
+fi
 bash scripts/setup.sh
 bash scripts/browser.sh
 bash scripts/postgres.sh

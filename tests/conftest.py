@@ -112,7 +112,25 @@ def gpu_sandbox() -> str:
                 f"in this Python (it has torch {caps.torch_version}, CUDA {caps.cuda_version}, {caps.devices} GPUs)")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """``pytest -m fast`` imports only the fast tier's modules (tests/fast_tier.py)."""
+    from tests.fast_tier import skip_module
+
+    return True if skip_module(Path(collection_path), config) else None
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_nothing(request, monkeypatch):
+    """A test of the fast tier that starts a judge, a worker or a Docker client fails, naming what it started."""
+    from tests.fast_tier import guard
+
+    guard(request.node, monkeypatch)
+
+
 def pytest_collection_modifyitems(config, items):
+    from tests.fast_tier import deselect_the_rest
+
+    deselect_the_rest(config, items)
     for item in items:
         if item.get_closest_marker("docker") is not None and "docker_client" not in item.fixturenames:
             item.fixturenames.insert(0, "docker_client")

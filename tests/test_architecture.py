@@ -52,7 +52,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("subset",),
     ("wire",),
     ("reports", "unknown_exercise", "mutant_patch", "scaffold_corpus", "datadir", "processes", "child_python",
-     "userfile"),
+     "userfile", "progress"),
     ("atomic", "errors", "untrusted"),
 ]
 

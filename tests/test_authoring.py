@@ -9,6 +9,8 @@ severity, and the words that name the problem and the fix.
 
 from __future__ import annotations
 
+import re
+
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,9 +48,18 @@ def record(root: Path) -> None:
                                    mutants=mutants))
 
 
+#: The scaffold's sentence about itself, which an author replaces with their own introduction.
+TEMPLATE_SENTENCE = re.compile(r" This prompt\s+is the template `grader new` wrote;.*?how to try it\)\.", re.S)
+
+
 @pytest.fixture
 def root(tmp_path) -> Path:
+    """The scaffold with its introduction made the author's own and its mistake record written: no finding."""
     new_exercise("demo", tmp_path / "exercises", tmp_path / "solutions")
+    readme = tmp_path / "exercises" / "demo" / "README.md"
+    own = lambda m: "\n".join([" The introduction is the author's own."] + ["It says what the exercise is for."] *
+                              m.group(0).count("\n"))  # as many lines as the template's: the line numbers stay
+    readme.write_text(TEMPLATE_SENTENCE.sub(own, readme.read_text(encoding="utf-8"), count=1), encoding="utf-8")
     record(tmp_path)
     return tmp_path
 
@@ -59,6 +70,14 @@ def rules_on(root: Path) -> list[Finding]:
 
 def test_the_scaffold_with_its_record_follows_every_rule(root):
     assert rules_on(root) == []
+
+
+def test_the_scaffold_as_written_validates_but_warns_that_its_prompt_is_still_the_template(tmp_path):
+    new_exercise("demo", tmp_path / "exercises", tmp_path / "solutions")
+    found = rules_on(tmp_path)
+    assert [(f.rule, f.severity) for f in found] == [(Rule.PROMPT_TEMPLATE, Severity.WARNING),
+                                                     (Rule.RECORD_MISSING, Severity.WARNING)]
+    assert "the prompt is still the template `grader new` wrote" in found[0].message and found[0].line == 3
 
 
 def test_without_its_record_the_scaffold_has_one_warning_and_no_error(root):
@@ -147,6 +166,9 @@ CASES = {
     "subset entry unnamed": Case(Rule.PROMPT_SUBSET, _append(TOML, '\n[subset]\nmodules = ["tempfile"]\n'), README,
                                  "does not name `tempfile`, which exercise.toml's [subset] allows",
                                  at="## What your file may use"),
+    "the template's words left": Case(Rule.PROMPT_TEMPLATE, _edit(README, "multiply a tensor by a number.",
+                                      "multiply a tensor by a number. This prompt is\nthe template `grader new` wrote."),
+                                      README, "still the template", at="This prompt"),
     "no topics": Case(Rule.PROMPT_TOPICS, _edit(TOML, 'topics = ["tensors"]', "topics = []"), TOML,
                       "[exercise] topics is empty"),
     "a second example": Case(Rule.LAYOUT_EXAMPLE, _write(E / "test_more.py", "def test_x():\n    pass\n"),
@@ -368,9 +390,10 @@ def test_validate_fails_an_exercise_whose_gradings_pass_but_a_rule_does_not(root
     r = _validate(root, "--sandbox", "local")
     text = " ".join(r.output.split())
     assert r.exit_code == 4, r.output
-    assert "demo: FAILED" in text and f"demo: rule prompt-level in {root / README}:5: the prompt says `Level: senior.`" \
-        in text
+    assert f"demo: {root / README}:5: error [prompt-level] the prompt says `Level: senior.`" in text  # once, in full
+    assert text.count("the prompt says `Level: senior.`") == 1
     assert text.index("[prompt-level]") < text.index("demo: FAILED")  # said before grading
+    assert text.endswith("demo: FAILED: rule prompt-level (said above)")  # and named in the summary
     r = _validate(root, "--sandbox", "local", "--rules", "skip")
     assert r.exit_code == 0 and "prompt-level" not in r.output, r.output
     assert len(graded) == 2

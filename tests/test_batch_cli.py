@@ -61,7 +61,7 @@ def batch(*args):
 @pytest.mark.docker
 def test_batch_grades_every_candidate_and_writes_the_panel_folder(tmp_path, no_leftover_containers):
     subs, out = make_submissions(tmp_path / "subs"), tmp_path / "out"
-    result = batch(subs, "--out", out, "--jobs", "2")
+    result = batch(subs, "--output", out, "--jobs", "2")
     assert result.exit_code == 0, result.output
     assert "README.txt" in result.output  # the stray file is reported, not fatal
 
@@ -89,7 +89,7 @@ def test_batch_grades_every_candidate_and_writes_the_panel_folder(tmp_path, no_l
         items = list(csv.DictReader(f))
     assert items and {r["exercise"] for r in items} == {"toy"} and all(r["discrimination"] == "" for r in items)
 
-    again = batch(subs, "--out", out, "--jobs", "2")  # nothing new: nothing graded again
+    again = batch(subs, "--output", out, "--jobs", "2")  # nothing new: nothing graded again
     assert again.exit_code == 0 and "Graded now: 0, from earlier runs: 4" in " ".join(again.output.split())
 
 
@@ -98,22 +98,22 @@ def test_an_output_folder_holding_other_files_is_refused_and_left_alone(tmp_path
     out = tmp_path / "out"
     out.mkdir()
     (out / "mine.txt").write_text("keep me")
-    result = batch(subs, "--out", out)
+    result = batch(subs, "--output", out)
     assert result.exit_code == 2 and "did not write" in result.output
     assert [p.name for p in out.iterdir()] == ["mine.txt"] and (out / "mine.txt").read_text() == "keep me"
 
-    inside = batch(subs, "--out", subs / "results")
+    inside = batch(subs, "--output", subs / "results")
     assert inside.exit_code == 2 and "inside the submissions" in inside.output and not (subs / "results").exists()
 
 
 def test_an_unknown_exercise_in_the_option_is_a_usage_error(tmp_path):
-    result = batch(make_submissions(tmp_path / "subs"), "--out", tmp_path / "out", "--exercises", "toy,nope")
+    result = batch(make_submissions(tmp_path / "subs"), "--output", tmp_path / "out", "--exercises", "toy,nope")
     assert result.exit_code == 2 and "nope" in result.output and not (tmp_path / "out").exists()
 
 
 def test_no_engine_is_not_graded_before_anything_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    result = batch(make_submissions(tmp_path / "subs"), "--out", tmp_path / "out")
+    result = batch(make_submissions(tmp_path / "subs"), "--output", tmp_path / "out")
     assert result.exit_code == 3 and "not graded" in result.output
 
 
@@ -140,7 +140,7 @@ def test_a_batch_killed_mid_run_finishes_on_rerun_with_each_submission_graded_on
 
 def _batch_with_one_result_stored(subs: Path, out: Path, root: Path, **popen):
     """Start ``grader batch`` (one job at a time) and return once it has stored a result, still running."""
-    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--out", str(out), "--jobs", "1",
+    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--output", str(out), "--jobs", "1",
             "--exercise-root", str(root)]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, preexec_fn=sigint_as_a_terminal_gives_it, **popen)
     deadline = time.monotonic() + 120

@@ -92,6 +92,26 @@ def test_a_check_error_row_has_no_score_no_points_and_no_gradescope_file(tmp_pat
     assert not (tmp_path / "candidates" / "eve" / "toy" / "results.json").exists()  # nothing to import as a 0
 
 
+def test_checks_that_never_ran_are_empty_cells_not_zeros(tmp_path):
+    """An import crash and the untouched stub score 0, but none of their checks ran: their cells are empty, as
+    the JSON's per-check status says (not_run), while the row's score stays 0."""
+    crashed = report(0)
+    crashed = crashed.model_copy(update={"checks": [c.model_copy(update={"status": Status.ERROR, "not_run": True,
+                                                                         "message": "not run: the file does not import"})
+                                                    for c in crashed.checks]})
+    stub = crashed.model_copy(update={"untouched_stub": True})
+    ran = report(2)
+    exports.write_summary_csv([Row("ann", "toy", RowStatus.GRADED, 0, 5, report=crashed),
+                               Row("ben", "toy", RowStatus.UNTOUCHED_STUB, 0, 5, report=stub),
+                               Row("cid", "toy", RowStatus.GRADED, 2, 5, report=ran)], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        header, *table = list(csv.reader(f))
+    cells = [dict(zip(header, r)) for r in table]
+    checks = ["toy::test_a.py::test_one", "toy::test_a.py::test_two"]
+    assert [(c["score"], [c[k] for k in checks]) for c in cells] == [("0", ["", ""]), ("0", ["", ""]),
+                                                                     ("2", ["2", "0"])]
+
+
 def test_summary_csv_names_each_rows_flags(tmp_path):
     flagged = Row("eve", "toy", RowStatus.GRADED, 0, 5, report=report(0), flags=["tampering", "dynamic_access"])
     exports.write_summary_csv([flagged], tmp_path / "summary.csv")

@@ -1,6 +1,7 @@
 """The batch progress shows who is being graded and for how long, so a slow grading is visible while it runs.
 
-Fed by hand (a clock of the test's own) and through ``run_batch`` with the fake engine: nothing is graded.
+Fed by hand and through ``run_batch`` with the fake engine: nothing is graded. The list itself (a
+``grader.progress.Work``, with a clock of the test's own) is tested in test_progress.
 """
 
 from __future__ import annotations
@@ -13,39 +14,8 @@ from rich.console import Console, Group
 
 from grader.batch.engines import LocalEngine
 from grader.batch.runner import Listener
-from grader.cli.batch_progress import InFlight, ProgressListener
+from grader.cli.batch_progress import ProgressListener
 from tests.test_batch_runner import FakeEngine, run, store, subs  # noqa: F401  (fixtures)
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_in_flight_lists_who_is_graded_longest_first_with_the_time_so_far():
-    clock = Clock()
-    flight = InFlight(clock)
-    assert flight.lines() == []
-    flight.start("ann", "attention")
-    clock.now += 151
-    flight.start("ben", "attention")
-    clock.now += 12
-    assert flight.lines() == ["  ann/attention  2:43", "  ben/attention  0:12"]
-    flight.stop("ann", "attention")
-    assert flight.lines() == ["  ben/attention  0:12"]
-    for n in range(4):
-        flight.start(f"c{n}", "mlp")
-    assert flight.lines(limit=2) == ["  ben/attention  0:12", "  c0/mlp  0:00", "  +3 more"]
-
-
-def test_in_flight_names_from_outside_are_shown_never_obeyed():
-    flight = InFlight(Clock())
-    flight.start("\x1b[2Jeve\u202e", "[bold]attention")
-    [line] = flight.lines()
-    assert "\x1b" not in line and "\u202e" not in line and "\\x1b[2Jeve\\u202e/[bold]attention" in line
 
 
 def test_the_progress_display_lists_gradings_in_flight_until_they_end():
@@ -63,7 +33,7 @@ def test_the_progress_display_lists_gradings_in_flight_until_they_end():
         console.print(Group(*listener.progress.get_renderables()))
         assert "now grading:" in out.getvalue() and "ann/toy  0:00" in out.getvalue()
         listener.graded(found, Report(exercise="toy", graded=True))
-        assert listener.in_flight.lines() == []
+        assert listener.work.lines() == [] and listener.work.done == 1
 
 
 class Recorder(Listener):

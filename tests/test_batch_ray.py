@@ -55,9 +55,9 @@ def test_ray_engine_scores_equal_the_local_engine(tmp_path, ray_head, no_leftove
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     subs = make_submissions(tmp_path / "subs")
     runner = CliRunner()
-    local = runner.invoke(main, ["batch", str(subs), "--out", str(tmp_path / "local"), "--jobs", "2",
+    local = runner.invoke(main, ["batch", str(subs), "--output", str(tmp_path / "local"), "--jobs", "2",
                                  "--exercise-root", str(ROOT)], catch_exceptions=False)
-    viaray = runner.invoke(main, ["batch", str(subs), "--out", str(tmp_path / "ray"), "--engine", "ray",
+    viaray = runner.invoke(main, ["batch", str(subs), "--output", str(tmp_path / "ray"), "--engine", "ray",
                                   "--ray-address", ray_head, "--exercise-root", str(ROOT)], catch_exceptions=False)
     assert local.exit_code == 0, local.output
     assert viaray.exit_code == 0, viaray.output
@@ -67,7 +67,7 @@ def test_ray_engine_scores_equal_the_local_engine(tmp_path, ray_head, no_leftove
 
 def test_without_ray_the_engine_says_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
-    result = CliRunner().invoke(main, ["batch", str(make_submissions(tmp_path / "subs")), "--out",
+    result = CliRunner().invoke(main, ["batch", str(make_submissions(tmp_path / "subs")), "--output",
                                        str(tmp_path / "out"), "--engine", "ray", "--exercise-root", str(ROOT)])
     assert result.exit_code == 2 and "grader[ray]" in result.output
 
@@ -82,7 +82,7 @@ def test_a_cluster_that_refuses_us_is_not_graded_with_what_to_check(tmp_path, mo
             raise ConnectionError("Failed to connect to Ray cluster at 127.0.0.1:6379") from e
 
     monkeypatch.setitem(sys.modules, "ray", SimpleNamespace(is_initialized=lambda: False, init=refuse))
-    result = CliRunner().invoke(main, ["batch", str(make_submissions(tmp_path / "subs")), "--out",
+    result = CliRunner().invoke(main, ["batch", str(make_submissions(tmp_path / "subs")), "--output",
                                        str(tmp_path / "out"), "--engine", "ray", "--ray-address", "127.0.0.1:6379",
                                        "--exercise-root", str(ROOT)])
     assert result.exit_code == 3, result.output

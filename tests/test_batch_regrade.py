@@ -44,7 +44,7 @@ def batch(tmp_path_factory):
     for name, src in {"ann": SOLUTIONS / "toy.py", "ben": SOLUTIONS / "mutants" / "uses_mul.py"}.items():
         (subs / name / "toy").mkdir(parents=True)
         shutil.copy(src, subs / name / "toy" / "toy.py")
-    r = invoke("batch", subs, "--out", out, "--sandbox", "local", "--jobs", "2", "--seed", "7",
+    r = invoke("batch", subs, "--output", out, "--sandbox", "local", "--jobs", "2", "--seed", "7",
                "--exercise-root", ROOT)
     assert r.exit_code == 0, r.output
     return subs, out
@@ -59,7 +59,7 @@ def copy(batch, tmp_path):
 
 
 def regrade_folder(subs, out):
-    return invoke("regrade", out, "--submissions", subs, "--exercises", ROOT, "--jobs", "2", "--sandbox", "local")
+    return invoke("regrade", out, subs, "--exercises", ROOT, "--jobs", "2", "--sandbox", "local")
 
 
 def test_a_fresh_batch_matches_and_its_folder_is_left_byte_for_byte(batch):
@@ -125,7 +125,7 @@ def test_an_edited_row_is_not_republished_and_regrade_says_so(copy):
     grades the file again; `grader regrade OUTDIR` then names the row that was edited."""
     subs, out = copy
     edit_stored_report(out, "ben", full_marks)
-    r = invoke("batch", subs, "--out", out, "--sandbox", "local", "--jobs", "2", "--seed", "7", "--exercise-root", ROOT)
+    r = invoke("batch", subs, "--output", out, "--sandbox", "local", "--jobs", "2", "--seed", "7", "--exercise-root", ROOT)
     assert r.exit_code == 0, r.output
     assert "store: ben/toy: the stored result does not match its signature" in " ".join(r.output.split())
     assert "Graded now: 1, from earlier runs: 1" in r.output  # ben graded again, ann reused
@@ -152,7 +152,7 @@ def test_an_unsigned_store_is_regraded_not_believed(copy):
     result = regrade_batch(out, submissions=subs, exercise_root=ROOT, sandbox="local")
     assert [row.outcome for row in result.rows] == [Outcome.MATCHES, Outcome.MATCHES]
     assert all("the stored row is unsigned" in row.notes[0] for row in result.rows)
-    r = invoke("batch", subs, "--out", out, "--sandbox", "local", "--jobs", "2", "--seed", "7", "--exercise-root", ROOT)
+    r = invoke("batch", subs, "--output", out, "--sandbox", "local", "--jobs", "2", "--seed", "7", "--exercise-root", ROOT)
     assert r.exit_code == 0, r.output
     assert "Graded now: 2, from earlier runs: 0" in r.output
     assert "2 stored results not vouched for by this machine's key (unsigned" in " ".join(r.output.split())
@@ -208,11 +208,11 @@ def test_a_missing_submission_and_a_stored_not_graded_row(copy):
 def test_without_submissions_the_folder_is_asked_for(batch):
     _, out = batch
     r = invoke("regrade", out, "--exercises", ROOT)
-    assert r.exit_code == 2 and "--submissions" in r.output, r.output
+    assert r.exit_code == 2 and "grader regrade OUTDIR SUBMISSIONS" in r.output, r.output
 
 
 def test_a_folder_that_is_no_batch_is_refused(tmp_path):
-    r = invoke("regrade", tmp_path, "--submissions", tmp_path)
+    r = invoke("regrade", tmp_path, tmp_path)
     assert r.exit_code == 2 and "grader.sqlite" in r.output, r.output
 
 

@@ -182,7 +182,7 @@ def test_a_worker_that_graded_under_another_runtime_is_not_trusted(subs, store):
 
 
 def test_the_cli_refuses_an_unknown_runtime_name(tmp_path):
-    r = CliRunner().invoke(main, ["batch", str(tmp_path), "--out", str(tmp_path / "out"), "--runtime", "kata"])
+    r = CliRunner().invoke(main, ["batch", str(tmp_path), "--output", str(tmp_path / "out"), "--runtime", "kata"])
     assert r.exit_code == 2 and "kata" in r.output and "runsc" in r.output
     assert not (tmp_path / "out").exists()
 
@@ -197,7 +197,7 @@ def test_the_cli_checks_the_engine_knows_the_runtime_before_grading(subs, tmp_pa
 
     monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
     monkeypatch.setattr(naming, "find_runtime_image", lambda client: object())
-    r = CliRunner().invoke(main, ["batch", str(subs), "--out", str(tmp_path / "out"), "--runtime", "runsc",
+    r = CliRunner().invoke(main, ["batch", str(subs), "--output", str(tmp_path / "out"), "--runtime", "runsc",
                                   "--exercise-root", str(TOY.parent)])
     assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
     assert not (tmp_path / "out" / "grader.sqlite").exists()  # nothing graded, nothing stored

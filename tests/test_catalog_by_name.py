@@ -138,7 +138,7 @@ def test_a_batch_grades_a_returned_folder_against_the_catalog_and_never_loads_it
         "import pytest\n\n\n@pytest.mark.points(99)\ndef test_everything():\n    \"\"\"Everything\"\"\"\n")
     (folder / "toy.py").write_text("def scale(x, factor):\n    return x * 0\n")
     (folder / "solution.py").unlink()  # toy.py, the name the exercise expects, is the one read anyway
-    r = CliRunner().invoke(main, ["batch", str(tmp_path / "submissions"), "--out", str(tmp_path / "out"),
+    r = CliRunner().invoke(main, ["batch", str(tmp_path / "submissions"), "--output", str(tmp_path / "out"),
                                   "--sandbox", "local", "--jobs", "1", "--exercise-root", str(TOY.parent),
                                   "--only", "toy"], env={"COLUMNS": "120"})
     assert r.exit_code == 0, r.output

@@ -1,6 +1,6 @@
 """flash_attention's checks, emulated on the CPU: what each file of its corpus would score on a GPU.
 
-The exercise is GPU-required; it was graded on an H200 once (README, "What has and has not run on a
+The exercise is GPU-required; it was graded on an H200 once (docs/gpu.md, "What has and has not run on a
 GPU"), and CI has no GPU. Its algorithm is not CUDA-specific, so the checks' numeric rules are applied here to the reference,
 the variants and every mutant imported on the CPU, with the checks' own helpers
 (``_flash_attention_helpers``) and the probes' logic; the memory rule is applied with

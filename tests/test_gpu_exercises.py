@@ -4,7 +4,7 @@ Without --gpus every one is a usage error naming the GPU (exit 2); with --gpus o
 "not graded" naming the missing GPU (exit 3), never a score. What their checks compute from the probes'
 numbers (the overlap measure, the memory budget) and what both zones build alike (``shared.py``) is
 tested here with numbers given by hand; the checks themselves ran on an H200 (the ``gpu``-marked test below;
-README, "What has and has not run on a GPU").
+docs/gpu.md, "What has and has not run on a GPU").
 """
 
 from __future__ import annotations

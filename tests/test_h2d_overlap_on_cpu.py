@@ -1,6 +1,6 @@
 """h2d_overlap's checks against its whole corpus, on a model of CUDA streams (``cuda_stream_sim``), without a GPU.
 
-The exercise is GPU-required; it was graded on an H200 once (README, "What has and has not run on a
+The exercise is GPU-required; it was graded on an H200 once (docs/gpu.md, "What has and has not run on a
 GPU"), and CI has no GPU. Its solutions use only streams, events, non-blocking copies and a few
 tensor methods, so they run here on a model of what CUDA does with them: one copy engine and one compute engine, streams in
 order, events and waits between them, the host waiting only where CUDA makes it. On that model

@@ -103,7 +103,7 @@ def test_grader_batch_grades_what_hand_in_produced_with_no_layout_problem(packed
     submissions = tmp_path / "submissions"
     with zipfile.ZipFile(packed_workspace / "ann-toy.zip") as zf:
         zf.extractall(submissions)
-    r = invoke("batch", submissions, "--out", tmp_path / "results", "--sandbox", "local", "--jobs", "1",
+    r = invoke("batch", submissions, "--output", tmp_path / "results", "--sandbox", "local", "--jobs", "1",
                "--exercise-root", TOY.parent, "--only", "toy")
     assert r.exit_code == 0, r.output
     assert "layout:" not in r.output

@@ -260,6 +260,40 @@ def test_cli_without_engine_exits_infra_with_hint(monkeypatch):
     assert "No Docker engine" in result.output and "bootstrap.sh" in result.output
 
 
+def test_a_build_tells_its_steps_and_keeps_dockers_output_in_a_file(tmp_path):
+    """Issue 39: the demo printed 53 lines of raw `docker build` output. With ``step``, each step is one line (the
+    CLI shows it as progress) and docker's lines go to a file, whose tail an error still quotes."""
+    chunks = [{"stream": "Step 1/3 : FROM base\n"}, {"stream": " ---> abc\n"}, {"stream": "Step 2/3 : RUN pip install x\n"},
+              {"stream": "Collecting x\nInstalling x\n"}, {"stream": "Step 3/3 : USER 65534\n"},
+              {"aux": {"ID": "sha256:1"}}]
+
+    class Client:
+        class api:
+            @staticmethod
+            def build(**kwargs):
+                return iter(chunks)
+
+        class images:
+            @staticmethod
+            def get(name):
+                return name
+
+    logged, steps = [], []
+    got = image._docker_build(Client(), tmp_path, name="n", base_image="b", rhash="h", nocache=False,
+                              log=logged.append, step=steps.append, raw=tmp_path / "build.log")
+    assert got == "sha256:1" and logged == []
+    assert steps == ["step 1 of 3: FROM base", "step 2 of 3: RUN pip install x", "step 3 of 3: USER 65534"]
+    assert (tmp_path / "build.log").read_text().splitlines()[3] == "Collecting x"
+    chunks[-1] = {"error": "pip failed", "errorDetail": {"message": "pip failed"}}
+    with pytest.raises(InfraError, match="pip failed") as e:
+        image._docker_build(Client(), tmp_path, name="n", base_image="b", rhash="h", nocache=False,
+                            log=logged.append, step=steps.append, raw=tmp_path / "build.log")
+    assert "Installing x" in str(e.value)  # the last output, quoted as before
+    chunks[-1] = {"aux": {"ID": "sha256:1"}}
+    image._docker_build(Client(), tmp_path, name="n", base_image="b", rhash="h", nocache=False, log=logged.append)
+    assert "  Collecting x" in logged  # without ``step``: every line through ``log``, as the library did
+
+
 def test_cli_rejects_unknown_base():
     from grader.cli.sandbox_cmd import sandbox
 

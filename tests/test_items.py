@@ -28,7 +28,7 @@ from grader.reports.model import CheckResult, Report, Status, Visibility
 from tests.conftest import TOY
 from tests.test_batch_runner import FakeEngine
 
-pytestmark = pytest.mark.filterwarnings("error")  # a NaN from numpy arrives with a RuntimeWarning: fail on it
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a NaN from numpy arrives with a RuntimeWarning: fail on it
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 #: Ten candidates x four pass/fail checks of 1 point (rows: candidates).
@@ -208,6 +208,17 @@ def test_panel_page_shows_the_section_with_explanations_and_escapes_names():
         assert f'">{label}</span>' in section
     assert "Not meaningful yet: 3 graded candidates" in section
     assert section.count('<table class="items">') == 1  # the exercise with three graded has no table
+
+
+def test_with_no_figure_to_show_the_page_explains_no_figure():
+    """Fewer than 10 graded candidates on every exercise: no paragraphs explaining figures that are not there,
+    one line saying when they come, and each exercise's own reason."""
+    rows = rows_from(KNOWN[:3], exercise="few")
+    html = render_panel(rows, [], exercises={"few": "Few"})
+    section = html[html.index('<section id="items">'):html.index("</section>", html.index('<section id="items">'))]
+    assert "Discrimination" not in section and "KR-20" not in section and '<dl class="explain">' not in section
+    assert "shown once an exercise has 10 graded candidates" in section
+    assert "Not meaningful yet: 3 graded candidates" in section
 
 
 class MatrixEngine(FakeEngine):

@@ -2,7 +2,7 @@
 
 No GPU here: the capabilities CUDA would report are given by hand, and a real (CPU-torch) worker shows what
 it was started with. That a CUDA worker starts and sees its device under this plan cannot run in this
-repository's CI; ``scripts/gpu-smoke.sh --sandbox local`` proves it, and did on an H200 (README, "What has and
+repository's CI; ``scripts/gpu-smoke.sh --sandbox local`` proves it, and did on an H200 (docs/gpu.md, "What has and
 has not run on a GPU").
 """
 

@@ -198,7 +198,8 @@ def test_cli_exit_codes(monkeypatch):
 
 
 def test_mutation_options_need_mutation_and_the_extra():
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local", "--json", "x.json"])
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "local",
+                                  "--max-mutants", "3"])
     assert r.exit_code == 2 and "go with --mutation" in r.output
 
 

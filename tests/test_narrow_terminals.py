@@ -39,10 +39,11 @@ def _cached(collected):
 
 
 def on_terminal(*args, columns: int) -> str:
-    """What a person sees at that width: rich thinks it is a terminal (TTY_COMPATIBLE), styles stripped."""
+    """What a person sees at that width on stdout: rich thinks it is a terminal (TTY_COMPATIBLE), styles stripped
+    (stderr has the progress bar, drawn and erased in place)."""
     r = CliRunner().invoke(main, list(args), env={"COLUMNS": str(columns), "NO_COLOR": "1", "TTY_COMPATIBLE": "1"})
     assert r.exit_code == 0, r.output
-    return re.sub(r"\x1b\[[0-9;]*m", "", r.output)
+    return re.sub(r"\x1b\[[0-9;]*m", "", r.stdout)
 
 
 def attempt(exercise: str, passed: int) -> Report:
@@ -87,7 +88,10 @@ def test_list_keeps_every_column_and_never_breaks_a_word(columns):
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "piped"])
 def test_show_prints_every_code_block_line_exactly_as_written(terminal):
-    readme = load_exercise("attention").readme.read_text()
+    from grader.practice.workspace import for_workspace
+
+    ex = load_exercise("attention")
+    readme = for_workspace(ex, ex.readme.read_text())  # as the workspace holds it: its commands run there
     blocks = [text for kind, text in split_code_blocks(readme) if kind == "code"]
     assert blocks and any(len(line) > 60 for block in blocks for line in block.splitlines())
     env = {"COLUMNS": "60", "NO_COLOR": "1", **({"TTY_COMPATIBLE": "1"} if terminal else {})}

@@ -23,8 +23,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_grader_new_then_grader_validate_passes(tmp_path):
-    """Outside the repository, as written: the authoring rules find no error (the one warning: no mistakes.json
-    until one is recorded), the reference and both variants full marks, the stub zero, all six mutants caught."""
+    """Outside the repository, as written: the authoring rules find no error (two warnings: the prompt is still the
+    template, and no mistakes.json until one is recorded), the reference and both variants full marks, the stub zero, all six mutants caught."""
     r = _new(tmp_path, "demo")
     assert r.exit_code == 0, r.output
     assert "wrote " + str(tmp_path / "solutions" / "demo" / "mutants" / "scales_x_in_place.diff") in r.output
@@ -33,7 +33,7 @@ def test_grader_new_then_grader_validate_passes(tmp_path):
                                   "--solutions-root", str(tmp_path / "solutions"), "--sandbox", "local", "--jobs", "2"],
                            env={"COLUMNS": "200"}, catch_exceptions=False)
     assert v.exit_code == 0, v.output
-    assert "demo: authoring rules: no finding fails it (1 warning(s))" in v.output
+    assert "demo: authoring rules: no finding fails it (2 warning(s))" in v.output
     rows = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in v.output.splitlines() if "│" in line}
     mutants = sorted(p.rsplit("/", 1)[1] for p in solution_files("demo") if p.startswith("mutants/"))
     assert len(mutants) == 6
@@ -44,13 +44,15 @@ def test_grader_new_then_grader_validate_passes(tmp_path):
 
 
 def test_the_new_exercise_follows_every_authoring_rule(tmp_path):
-    """The rules the repository's exercises follow (grader.authoring), checked on the scaffold: no error; the one
-    warning is the mistake record, which only a grading can write (tests/test_authoring.py shows it clean with one)."""
+    """The rules the repository's exercises follow (grader.authoring), checked on the scaffold: no error; two
+    warnings: its prompt still says it is the template, and the mistake record, which only a grading can write
+    (tests/test_authoring.py shows it clean with its own introduction and a record)."""
     assert _new(tmp_path, "layer_scale").exit_code == 0
     ex = load_exercise(tmp_path / "exercises" / "layer_scale")
     assert ex.name == "layer_scale" and ex.stub.name == "layer_scale.py"
     found = check_exercise(ex, tmp_path / "solutions")
-    assert [f.rule for f in found] == [Rule.RECORD_MISSING] and not found[0].is_error, [str(f) for f in found]
+    assert [f.rule for f in found] == [Rule.PROMPT_TEMPLATE, Rule.RECORD_MISSING], [str(f) for f in found]
+    assert not any(f.is_error for f in found)
 
 
 @pytest.mark.parametrize("existing", ["exercises", "solutions"])

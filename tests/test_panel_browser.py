@@ -18,6 +18,8 @@ from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
 from grader.reports.model import CheckResult, Diagnosis, Environment, Report, Status, Visibility
 from grader.reports.render import render_html
+from grader.batch.published import Published
+from grader.batch.similarity import PublishedMatch
 from tests.test_panel import Pair, Submission  # stand-ins: the panel reads a pair's attributes only
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -134,6 +136,12 @@ def issue_batch() -> tuple[list[Row], list]:
         Row("heidi", "evaluate", RowStatus.INVALID, 0, 10, reason="heidi/evaluate/evaluate.py is not valid Python: "
             "'(' was never closed (line 12)"),
     ]
+    for row in rows:  # two copies of the reference (issue 39: the red badge ran out of its cell over "Looks like")
+        if row.exercise == "kv_cache_decode" and row.candidate in ("heidi", "grace-the-candidate-with-a-rather-long-"
+                                                                              "folder-name"):
+            row.published = PublishedMatch(Submission(row.candidate, row.exercise), Published(
+                row.exercise, "solutions/kv_cache_decode/kv_cache_decode.py", "", public=True), 0.97)
+            row.flags = [*row.flags, "published"]
     pairs = [Pair("kv_cache_decode", Submission("alice", "kv_cache_decode"), Submission("erin", "kv_cache_decode"), 0.93)]
     return rows, pairs
 
@@ -176,6 +184,47 @@ def test_at_desktop_widths_the_total_and_looks_like_columns_are_in_view_and_no_h
             assert b["x"] + b["width"] <= right, (title, b, right)
         table = box(v.page.locator("#scores"))
         assert table["width"] >= 0.85 * width  # the window's width, not a 1,200 px column
+    finally:
+        v.context.close()
+
+
+#: Every element of the score table that is drawn outside the cell holding it (a badge running over its
+#: neighbour), as "cell text: element text".
+OUT_OF_THEIR_CELLS = """() => {
+  const out = [];
+  for (const cell of document.querySelectorAll('#scores td, #scores th')) {
+    const c = cell.getBoundingClientRect();
+    for (const e of cell.querySelectorAll('*')) {
+      if (!e.checkVisibility({contentVisibilityAuto: true, visibilityProperty: true})) continue;  // a closed <details>
+      let r = e.getBoundingClientRect();
+      let [left, right, top, bottom] = [r.left, r.right, r.top, r.bottom];
+      for (let a = e.parentElement; a && a !== cell; a = a.parentElement) {  // what a clipping box hides is not drawn
+        if (getComputedStyle(a).overflow === 'visible') continue;
+        const b = a.getBoundingClientRect();
+        [left, right, top, bottom] = [Math.max(left, b.left), Math.min(right, b.right), Math.max(top, b.top),
+                                      Math.min(bottom, b.bottom)];
+      }
+      if (right - left < 1 || bottom - top < 1) continue;
+      if (left < c.left - 1 || right > c.right + 1 || top < c.top - 1 || bottom > c.bottom + 1)
+        out.push(cell.innerText.slice(0, 40) + ': ' + e.innerText.slice(0, 60));
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1920])
+def test_at_laptop_and_desktop_widths_nothing_overlaps_and_nothing_scrolls_sideways(browser, issue_site, width):
+    v = Visit(browser, width)
+    try:
+        v.page.goto((issue_site / "index.html").as_uri())
+        assert v.page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        assert v.page.locator(".scroll").first.evaluate("e => e.scrollWidth <= e.clientWidth"), "the table scrolls"
+        badge = v.row("heidi").locator(".f-published")
+        assert badge.inner_text() == "matches the published solutions/kv_cache_decode/kv_cache_decode.py, 0.97"
+        assert v.page.evaluate(OUT_OF_THEIR_CELLS) == []
+        cell, looks = box(v.row("heidi").locator("td").first), box(v.row("heidi").locator("td.looks"))
+        assert box(badge)["x"] + box(badge)["width"] <= min(cell["x"] + cell["width"], looks["x"])
     finally:
         v.context.close()
 

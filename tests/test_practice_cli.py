@@ -45,8 +45,9 @@ def invoke(*args, env=ENV):
 
 
 def on_terminal(*args, columns: int = 80):
+    """What the terminal shows on stdout (stderr has the progress bar, drawn and erased in place)."""
     r = invoke(*args, env={**TERMINAL, "COLUMNS": str(columns)})
-    return SimpleNamespace(exit_code=r.exit_code, output=re.sub(r"\x1b\[[0-9;]*m", "", r.output))
+    return SimpleNamespace(exit_code=r.exit_code, output=re.sub(r"\x1b\[[0-9;]*m", "", r.stdout))
 
 
 def _fits(output: str) -> None:
@@ -138,7 +139,10 @@ def test_show_renders_the_header_and_the_prompt_in_80_columns():
     assert r.exit_code == 0, r.output
     from grader.cli.show_cmd import split_code_blocks
 
-    code = {line for kind, text in split_code_blocks(load_exercise("attention").readme.read_text()) if kind == "code"
+    from grader.practice.workspace import for_workspace
+
+    ex = load_exercise("attention")
+    code = {line for kind, text in split_code_blocks(for_workspace(ex, ex.readme.read_text())) if kind == "code"
             for line in text.splitlines()}
     _fits("\n".join(line for line in r.output.splitlines() if line not in code))  # code is never wrapped (issue 30.8)
     info = describe(load_exercise("attention"))
@@ -149,7 +153,12 @@ def test_show_renders_the_header_and_the_prompt_in_80_columns():
         assert text in r.output
     assert "Attention: scaled dot-product and multi-head attention" in r.output
     assert "# Attention" not in r.output and "## Not allowed" not in r.output  # rendered, not Markdown source
-    assert r.output.rstrip().endswith("Start with: grader init attention")
+    start = "Start with: grader init attention && cd attention"
+    assert r.output.splitlines().count(start) == 2 and r.output.rstrip().endswith(start)
+    # The prompt's commands as they run in that workspace: never `grader submit exercises/attention`, which grades
+    # the stub at a checkout's root and is refused anywhere else (issue 39).
+    assert "exercises/attention" not in r.output and "pytest test_attention_example.py" in r.output
+    assert any(line.startswith("grader submit ") and "grades attention.py" in line for line in r.output.splitlines())
 
 
 def test_show_an_unknown_exercise_is_usage_exit_2():

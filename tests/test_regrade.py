@@ -239,6 +239,18 @@ def test_a_report_recording_the_local_sandbox_is_regraded_in_docker_unless_asked
     assert asked.notes[0] == "sandbox local (as recorded), as asked: candidate code ran as you, not isolated"
 
 
+def test_the_untouched_stub_answered_by_the_judge_alone_regrades_with_no_sandbox_note(tmp_path):
+    """The stub (like a file that does not parse) is answered without a sandbox, recorded as ``none``; its regrade
+    is answered the same way, so "sandbox docker instead of the recorded none" would be untrue."""
+    stub = tmp_path / "toy.py"
+    shutil.copy(TOY / "toy.py", stub)
+    report = grade(TOY, stub, sandbox="local", seed=SEED)
+    assert report.untouched_stub and report.environment.sandbox == "none"
+    result = regrade(report, stub, exercise_root=TOY.parent)
+    assert result.matches and result.new.environment.sandbox == "none"
+    assert result.notes == []
+
+
 def test_cli_regrades_a_local_report_in_docker_by_default_and_says_so(graded, grade_calls):
     r = invoke("regrade", graded / "report.json", "--exercises", TOY.parent)
     assert r.exit_code == 0, r.output
@@ -277,7 +289,7 @@ def test_a_batch_row_naming_a_path_or_control_characters_is_refused_and_shown_es
     store.save_graded(Key("ann" + ESC, "toy", report.environment.submission_sha256, "v"),
                       str(graded / "solution.py"), report, 1)
     store.close()
-    r = invoke("regrade", tmp_path, "--exercises", TOY.parent, "--submissions", tmp_path)
+    r = invoke("regrade", tmp_path, tmp_path, "--exercises", TOY.parent)
     assert r.exit_code == 5, r.output
     assert "ann\\x1b[2J\\x1b]0;owned\\x07\\u202e toy: refused: The report names the exercise " \
            "'/proc/self/cwd/bundle/ex'" in r.output

@@ -36,7 +36,7 @@ from grader.reports.model import (
     total,
 )
 from grader.reports.render import md_code, md_fence, md_text, render_html, render_markdown, write_reports
-from grader.reports.terminal import big_text, render_terminal
+from grader.reports.terminal import big_text, preview, render_terminal
 from grader.reports.derived import report_from_json
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -181,8 +181,9 @@ def _forms(secret: str) -> set[str]:
 
 def test_panel_sees_hidden_details(report):
     for text in (render_html(report, audience="panel"), render_markdown(report, audience="panel")):
-        for secret in HIDDEN_SECRETS:
+        for secret in HIDDEN_SECRETS[:5]:
             assert any(form in text for form in _forms(secret)), secret
+    assert HIDDEN_SECRETS[5] in render_html(report, audience="panel")  # its id, under its name
 
 
 @pytest.mark.parametrize("render", [render_html, render_markdown])
@@ -203,7 +204,7 @@ def test_candidate_terminal_withholds_hidden_details(report):
     out = console.export_text()
     for secret in HIDDEN_SECRETS[:5]:
         assert secret not in out
-    assert "Matches the reference on random shapes" in out
+    assert re.search(r"Matches the reference\s.*\s+on random shapes\s.*\s+\(hidden\)", out)  # its name, folded in its cell
 
 
 @pytest.mark.parametrize("render", [render_html, render_markdown])
@@ -363,6 +364,38 @@ def test_every_format_shows_the_source_audit_and_the_spelling_behind_a_hit(repor
     from grader.reports.redact import SANDBOX_TAMPERING
 
     assert SANDBOX_TAMPERING in candidate and "mode taken off the stack" not in candidate and hidden not in candidate
+
+
+def test_a_forbidden_api_is_told_once_naming_the_file_as_it_was_submitted(report):
+    """Issue 39: twelve lines for one API (one per check, ids mixed with titles), and the file named by the module it
+    ran under (attention.py) when the candidate had submitted forbidden.py."""
+    hits = [ForbiddenHit(api=SDPA, how="static", where="attention.py:14"),
+            *(ForbiddenHit(api=SDPA, how="runtime", where=f"test_x.py::test_{i}", check=f"test_x.py::test_{i}")
+              for i in range(12))]
+    env = report.environment.model_copy(update={"submission_name": "forbidden.py"})
+    report = report.model_copy(update={"forbidden": hits, "environment": env})
+    for name, out in _all_formats(report).items():
+        section = out[out.index("Forbidden APIs used"):]
+        assert "forbidden.py line 14" in section and "attention.py:14" not in section, name
+        assert "called during 12 checks: no credit for them" in section and "test_x.py::test_3" not in section, name
+        assert section.count(SDPA) == 1, name
+
+
+def test_hidden_checks_that_never_ran_are_not_run_not_failed(report):
+    """The stub (or a file that does not import): "11 not run" beside "0 passed, 8 not passed" read as 8 failures."""
+    checks = [c.model_copy(update={"status": Status.ERROR, "score": 0, "not_run": True}) for c in report.checks]
+    stub = report.model_copy(update={"checks": checks, "score": 0, "untouched_stub": True})
+    for name, out in _all_formats(stub, audience="candidate").items():
+        text = " ".join(out.split())
+        assert "2 hidden checks (5 points): 0 passed, 2 not run" in text and "not passed" not in text, name
+
+
+def test_a_table_cell_is_cut_where_a_clause_ends_never_mid_word():
+    message = ("used forbidden API torch.nn.utils.clip_grad_norm_: no credit for this check (your code raised "
+               "ForbiddenAPIError: torch.nn.utils.clip_grad_norm_ is forbidden in this exercise)")
+    assert preview(message) == "used forbidden API torch.nn.utils.clip_grad_norm_: no credit for this check …"
+    assert preview("short") == "short"
+    assert preview("word " * 40).endswith("word …")
 
 
 # --- what the head of every format says (issue 26) ---------------------------------------------------

@@ -50,7 +50,7 @@ def test_every_command_taking_a_name_suggests_the_nearest(argv, tmp_path, monkey
 def test_batch_only_option_suggests_the_nearest(tmp_path, option):
     (tmp_path / "subs" / "ann" / "attention").mkdir(parents=True)
     (tmp_path / "subs" / "ann" / "attention" / "attention.py").write_text("x = 1\n")
-    r = invoke("batch", tmp_path / "subs", "--out", tmp_path / "out", option, "attention,colate_fn",
+    r = invoke("batch", tmp_path / "subs", "--output", tmp_path / "out", option, "attention,colate_fn",
                "--sandbox", "local")
     assert r.exit_code == 2, r.output
     assert "Unknown exercise 'colate_fn' in --only" in r.output and "Did you mean collate_fn?" in r.output

@@ -60,7 +60,10 @@ def test_cli_exits_4_naming_the_exercise_and_file(tmp_path):
                                   "--rules", "skip"],  # the toy is a fixture, not a finished exercise
                            catch_exceptions=False)
     assert r.exit_code == 4, r.output
-    assert "toy: mutant secretly_correct.py: caught by no check" in " ".join(r.output.split())
+    text = " ".join(r.output.split())
+    assert text.count("caught by no check") == 1  # said once, in full
+    assert "toy: mutant secretly_correct.py: caught by no check" in text
+    assert text.endswith("toy: FAILED: mutant secretly_correct.py (said above)")  # and named in the summary
 
 
 def test_patch_mutants_are_graded_applied_and_one_that_does_not_apply_is_named(tmp_path):
@@ -151,7 +154,8 @@ def test_cli_checks_the_runtime_is_registered_before_grading(monkeypatch):
     graded = []
     monkeypatch.setattr(engine, "connect", lambda timeout=60: Client())
     monkeypatch.setattr(validation, "validate_exercises", lambda *a, **k: graded.append(k) or iter([]))
-    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--runtime", "runsc"], env={"COLUMNS": "200"})
+    r = CliRunner().invoke(main, ["validate", str(TOY), "--exercise-root", str(TOY.parent), "--sandbox", "docker",
+                                  "--runtime", "runsc"], env={"COLUMNS": "200"})
     assert r.exit_code == 3 and "no 'runsc' runtime registered" in " ".join(r.output.split()), r.output
     assert graded == []
 

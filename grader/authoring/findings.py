@@ -55,6 +55,7 @@ class Rule(str, enum.Enum):
     PROMPT_SECTIONS = ("prompt-sections", Concern.PROMPT)
     PROMPT_SUBSET = ("prompt-subset", Concern.PROMPT)
     PROMPT_TOPICS = ("prompt-topics", Concern.PROMPT)
+    PROMPT_TEMPLATE = ("prompt-template", Concern.PROMPT, Severity.WARNING)
 
     LAYOUT_EXAMPLE = ("layout-example", Concern.LAYOUT)
     LAYOUT_REFERENCE = ("layout-reference", Concern.LAYOUT)

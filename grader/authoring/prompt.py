@@ -4,7 +4,8 @@ A ``# Title``; ``Level: X.`` (exercise.toml's level) above the first ``## `` sec
 section starts within the first 15 lines and shows the API (a code block or `` `name(` ``);
 ``## Decisions``, ``## Example`` and ``## Trying it`` sections; and ``## What your file may
 use``, naming every module and builtin exercise.toml's ``[subset]`` adds, so that a file
-that follows the prompt runs. exercise.toml names the exercise's topics.
+that follows the prompt runs. exercise.toml names the exercise's topics. A prompt that still says it
+is ``grader new``'s template gets a warning (the scaffold validates as written, and says what is left).
 """
 
 from __future__ import annotations
@@ -146,4 +147,20 @@ def topics(folder: Folder) -> list[Finding]:
     return out
 
 
-RULES = (prompt_file, title, first_section, api_shown, level_stated, sections, subset_stated, topics)
+#: The scaffold's own words about itself (grader/scaffold.py's README), whitespace aside: still the template.
+TEMPLATE_SAYS = "This prompt is the template `grader new` wrote"
+
+
+def not_the_template(folder: Folder) -> list[Finding]:
+    """A warning while the prompt is still the scaffold's: it validates, but it is not an exercise yet."""
+    lines = _lines(folder)
+    text = " ".join("\n".join(lines or []).split())
+    if TEMPLATE_SAYS not in text:
+        return []
+    line = next((i for i, row in enumerate(lines, 1) if "This prompt" in row), None)
+    return [Finding(Rule.PROMPT_TEMPLATE, folder.exercise.readme, "the prompt is still the template `grader new` "
+                    "wrote (it says so): replace it with your exercise's contract, decisions, example and how to try "
+                    "it, then the checks, reference and mutants to match (AUTHORING.md, section 2).", line=line)]
+
+
+RULES = (prompt_file, title, first_section, api_shown, level_stated, sections, subset_stated, topics, not_the_template)

@@ -1,6 +1,6 @@
 """The authoring rules as ``grader validate`` runs them: per exercise, before grading, printed as text.
 
-An error fails the exercise (exit 4, the rule and the file named again in the summary);
+An error fails the exercise (exit 4; the summary names the rule again, in one line);
 a warning is printed and fails only with ``strict`` (``--strict``), as the repository's
 tests hold it. Every name and message is printed as text, never markup (a path or a
 quote from the prompt may hold ``[``).
@@ -49,14 +49,3 @@ def check_and_print(console: Console, exercises: list[Exercise], solutions_dir: 
                    f"no finding fails it{f' ({len(found)} warning(s))' if found else ''}")
         console.print(f"{in_markup(ex.name)}: authoring rules: {summary}", soft_wrap=True)
     return out
-
-
-def print_failures(console: Console, findings: dict[str, list[Finding]], *, strict: bool = False) -> bool:
-    """The summary's lines for the findings that fail their exercise; whether there were any."""
-    any_bad = False
-    for name, found in findings.items():
-        for f in failing(found, strict=strict):
-            any_bad = True
-            console.print(f"[bold red]{in_markup(name)}[/]: rule {in_markup(f.rule.value)} in "
-                          f"{in_markup(shown_where(f))}: {in_markup(f.message)}", soft_wrap=True)
-    return any_bad

@@ -44,9 +44,10 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
         out.writerow(header)
         for row in rows:
             # Points only where the row has a score (a check error's report has none), and none for a check
-            # that did not run (skipped: it counts toward neither score nor maximum).
+            # that did not run: skipped (it counts toward neither score nor maximum), or never reached because
+            # the file does not import or is the untouched stub (the row's 0 is its score, not the check's).
             earned = {(row.exercise, c.id): _num(c.score) for c in (row.report.checks if row.report else [])
-                      if c.status is not Status.SKIPPED} if row.status.scored else {}
+                      if c.status is not Status.SKIPPED and not c.not_run} if row.status.scored else {}
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
                           row.status.value, row.sandbox or "", *[earned.get(k, "") for k in checks],
                           " ".join(row.flags), _cell(diagnosis_cell(row.report)), _cell(row.reason),

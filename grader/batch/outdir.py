@@ -34,7 +34,7 @@ def prepare_output(submissions: Path, out: Path) -> Path:
     subs, dest = submissions.resolve(), out.resolve()
     if dest == subs or subs in dest.parents:
         raise UsageError(f"The output folder {str(out)!r} is inside the submissions folder {str(submissions)!r}.",
-                         hint="Choose a folder outside it, e.g. --out results/.")
+                         hint="Choose a folder outside it, e.g. --output results/.")
     if dest in subs.parents:
         raise UsageError(f"The submissions folder {str(submissions)!r} is inside the output folder {str(out)!r}.")
     if dest.exists() and not dest.is_dir():

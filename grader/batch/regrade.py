@@ -36,6 +36,7 @@ from grader.evidence.regrade import SubmissionChanged, regrade
 from grader.exercise import NotAnExerciseName
 from grader.evidence.exported import read_tables, table_differences
 from grader.evidence.signing import Seal, load_key
+from grader.progress import Work
 from grader.reports.compare import decision_differences
 from grader.reports.derived import EditedReport
 from grader.reports.model import Report
@@ -98,21 +99,34 @@ class _Stored:
 
 
 def regrade_batch(out_dir: Path, *, submissions: Path | None = None, exercise_root: Path | None = None,
-                  sandbox: str | None = None, runtime: str | None = None, jobs: int = 1) -> BatchRegrade:
+                  sandbox: str | None = None, runtime: str | None = None, jobs: int = 1,
+                  work: Work | None = None) -> BatchRegrade:
     """Regrade every current graded row of ``out_dir``'s store; rows come back in the store's order.
 
     ``submissions`` is the folder the batch graded (``<candidate>/<exercise>/<file>.py``);
     the store records each file's path relative to it. ``sandbox`` and ``runtime`` override
-    each report's recorded sandbox kind and OCI runtime, as in :func:`regrade`.
+    each report's recorded sandbox kind and OCI runtime, as in :func:`regrade`. ``work`` hears
+    each row start and end, for a progress display.
     """
     stored = read_store(out_dir)
     if submissions is None and any(not PurePosixPath(s.source).is_absolute() for s in stored):
         raise UsageError(f"The store in {str(out_dir)!r} records submissions relative to the folder the batch "
-                         "graded, which it does not name.", hint="Pass that folder with --submissions DIR.")
+                         "graded, which it does not name.",
+                         hint="Pass that folder as the second argument: grader regrade OUTDIR SUBMISSIONS.")
     tables = read_tables(out_dir)
+    work = work or Work("regrading")
+    work.plan(len(stored))
+
+    def one(s: _Stored) -> RowRegrade:
+        label = f"{s.candidate}/{s.exercise}"
+        work.start(label)
+        try:
+            return _one(s, out_dir, submissions, exercise_root, sandbox, runtime, tables)
+        finally:
+            work.finish(label)
+
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(lambda s: _one(s, out_dir, submissions, exercise_root, sandbox, runtime, tables),
-                             stored))
+        rows = list(pool.map(one, stored))
     return BatchRegrade(rows)
 
 

@@ -11,6 +11,7 @@ Every failure is an ``InfraError`` that names the step and shows the tail of its
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -42,11 +43,29 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
+#: A classic builder's step line: ``Step 5/12 : RUN pip install ...``.
+STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
+
+
 def _docker_build(
     client: docker.DockerClient, ctx: Path, *, name: str, base_image: str, rhash: str,
-    nocache: bool, log: Log,
+    nocache: bool, log: Log, step: Log | None = None, raw: Path | None = None,
 ):
+    """``step``: told each build step in one line (``step 5 of 12: RUN ...``) while every line docker prints goes
+    to the file ``raw`` instead of ``log``; without it, ``log`` hears every line as docker prints it."""
     recent: deque[str] = deque(maxlen=40)
+    out = open(raw, "w", encoding="utf-8") if raw is not None and step is not None else None
+
+    def said(line: str) -> None:
+        recent.append(line)
+        if out is None:
+            log("  " + line)
+            return
+        out.write(line + "\n")
+        m = STEP.match(line)
+        if m:
+            step(f"step {m[1]} of {m[2]}: {m[3]}")
+
     errors: list[str] = []
     image_id = None
     try:
@@ -60,13 +79,10 @@ def _docker_build(
             if "stream" in chunk:
                 for line in chunk["stream"].splitlines():
                     if line.strip():
-                        recent.append(line.rstrip())
-                        log("  " + line.rstrip())
+                        said(line.rstrip())
             elif "status" in chunk:  # pulling a base from a registry
                 if "progress" not in chunk:
-                    line = f"{chunk.get('id', '')} {chunk['status']}".strip()
-                    recent.append(line)
-                    log("  " + line)
+                    said(f"{chunk.get('id', '')} {chunk['status']}".strip())
             if "error" in chunk:
                 errors.append(str(chunk.get("errorDetail", {}).get("message") or chunk["error"]))
             aux = chunk.get("aux")
@@ -74,6 +90,9 @@ def _docker_build(
                 image_id = aux["ID"]
     except (docker.errors.DockerException, OSError) as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if out is not None:
+            out.close()
     if errors:
         hint = None
         if base_image == REGISTRY_BASE and any(
@@ -96,13 +115,15 @@ def _docker_build(
 
 def build_runtime_image(
     client: docker.DockerClient, *, base: str = "auto", log: Log = print, force: bool = False,
-    flavor: Flavor = Flavor.CPU,
+    flavor: Flavor = Flavor.CPU, step: Log | None = None,
 ):
     """Return the up-to-date runtime image, building it (offline when possible) if it is missing.
 
     ``base``: ``auto`` | ``debootstrap`` | ``registry`` (see :func:`choose_base`).
     ``force``: rebuild without the layer cache even when the image is up to date.
     ``flavor``: the CPU image, or the CUDA one (same Dockerfile, ``requirements-cuda.txt``).
+    ``step``: told each ``docker build`` step in one line, docker's own output then going to a file in
+    the build folder (named in the log) rather than to ``log``.
     """
     name = runtime_image_name(flavor=flavor)
     found = find_runtime_image(client, flavor=flavor)
@@ -131,10 +152,11 @@ def build_runtime_image(
         for w in wheels:
             _link_or_copy(w, ctx / "wheels" / w.name)
         rhash = runtime_hash(flavor=flavor)
-        log(f"build: docker build -> {name} (FROM {base_image})")
+        raw = BUILD_DIR / f"docker-build-{flavor.value}.log"
+        log(f"build: docker build -> {name} (FROM {base_image})" + (f"; its output: {raw}" if step else ""))
         t0 = time.monotonic()
         img = _docker_build(
-            client, ctx, name=name, base_image=base_image, rhash=rhash, nocache=force, log=log
+            client, ctx, name=name, base_image=base_image, rhash=rhash, nocache=force, log=log, step=step, raw=raw
         )
         log(f"build: done in {time.monotonic() - t0:.0f} s")
         _remove_install_stage(client, rhash, log)

@@ -17,6 +17,7 @@ import sys
 
 import click
 
+from grader.cli.interrupts import forget_handled_interrupt, no_interrupt_lost
 from grader.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, GraderError
 
 
@@ -34,11 +35,12 @@ class GraderGroup(click.Group):
 
     def invoke(self, ctx):
         try:
-            with _closed_pipe_is_no_failure():
+            with _closed_pipe_is_no_failure(), no_interrupt_lost():
                 result = super().invoke(ctx)
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
             return result
         except KeyboardInterrupt:
+            forget_handled_interrupt()
             click.echo("interrupted: stopped before it finished; run the same command again.", err=True)
             sys.exit(EXIT_INTERRUPTED)
         except GraderError as e:

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INTERRUPTED, InfraError, UsageError
-from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option
+from grader.cli.options import (exercise_root_option, gpus_option, jobs_option, only_names, only_option,
+                                output_option, renamed, resolve_sandbox, runtime_option, sandbox_option)
 from grader.backends.oci_runtime import resolve_runtime
 from grader.unknown_exercise import UnknownExercise
 from grader.untrusted import in_markup
@@ -17,18 +18,16 @@ from grader.untrusted import in_markup
 
 @click.command()
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="Output folder: new, empty, or one an earlier batch made (then resumed).")
-@click.option("--only", metavar="NAME[,NAME...]",
-              help="Comma-separated exercise names to grade (default: every exercise of the catalog found).")
-@renamed("--exercises", "--only", "only")
-@click.option("--jobs", type=click.IntRange(min=1), help="Gradings at once (default: the number of cores).")
+@output_option("Output folder: new, empty, or one an earlier batch made (then resumed). Required.")
+@renamed("--out", "-o/--output", "output", type=click.Path(path_type=Path))
+@only_option("Only these exercises (default: every exercise of the catalog found)")
+@renamed("--exercises", "--only", "only", multiple=True)
+@jobs_option()
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: threads on this machine; ray: one Ray task per grading.")
 @click.option("--ray-address", help="Ray cluster to join (default with --engine ray: start one here).")
 @gpus_option("each grading; with --engine ray each gets its own GPU(s)")
-@click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True,
-              help="Where candidate code runs. 'local' is NOT isolated; batch never falls back to it by itself.")
+@sandbox_option("docker")
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
               help="Extra tries for a grading the infrastructure failed.")
 @click.option("--seed", type=int, help="Hypothesis seed for every grading (default: each exercise's).")
@@ -37,9 +36,9 @@ from grader.untrusted import in_markup
 @click.option("--solutions-root", "solutions", multiple=True, type=click.Path(path_type=Path, file_okay=False),
               help="Folder holding <exercise>/ solutions every submission is compared with (repeatable; default: "
                    "the solutions/ beside the exercise root). The grader's own published solutions/ always are.")
-def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root,
+def batch(submissions, output, only, jobs, engine, ray_address, gpus, sandbox, retries, seed, runtime, exercise_root,
           solutions):
-    """Grade SUBMISSIONS, laid out as <candidate>/<exercise>/<file>.py, into --out.
+    """Grade SUBMISSIONS, laid out as <candidate>/<exercise>/<file>.py, into --output.
 
     Rerunning the same command grades only what is new or changed, and finishes
     whatever an interrupted run left.
@@ -53,10 +52,14 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     from grader.batch.runner import run_batch
     from grader.batch.store import Store
     from grader.cli.batch_progress import ProgressListener
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
     from grader.cli.leftovers import reap_leftovers
 
     from grader.catalogs import grading_catalog
 
+    if output is None:
+        raise click.UsageError("Missing option '-o' / '--output': the folder to write the results into.")
     console = Console(stderr=True, highlight=False)
     catalog, elsewhere = grading_catalog(exercise_root=exercise_root)
     if elsewhere:
@@ -65,12 +68,14 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
     for folder in solutions:
         if not folder.is_dir():
             raise UsageError(f"--solutions-root {str(folder)!r} is not a folder.")
-    names = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    names = only_names(only) or None
     for name in names or []:
         if name not in exercises:
             raise UnknownExercise(name, exercises, what=f"Unknown exercise {name!r} in --only ({catalog.describe()}).")
+    sandbox = resolve_sandbox(sandbox, gpus=gpus, say=lambda note: console.print(f"[bold yellow]note:[/] {in_markup(note)}",
+                                                                               soft_wrap=True))
     runtime = resolve_runtime(runtime) if sandbox == "docker" else None  # once: every job carries it
-    dest = prepare_output(submissions, out)
+    dest = prepare_output(submissions, output)
     if sandbox == "docker" and engine == "local":
         _require_engine(runtime)
         reap_leftovers(console)
@@ -83,11 +88,18 @@ def batch(submissions, out, only, jobs, engine, ray_address, gpus, sandbox, retr
             result = run_batch(submissions, store, runner, exercises=exercises, only=names, sandbox=sandbox,
                                gpus=gpus, seed=seed, runtime=runtime, retries=retries, listener=listener)
     except KeyboardInterrupt:
+        from grader.cli.interrupts import forget_handled_interrupt
+
+        forget_handled_interrupt()
         _interrupted(runner, store, console)
         sys.exit(EXIT_INTERRUPTED)
     runner.close()
-    answers, notes = published_files(exercises, solution_folders(exercise_root, list(solutions)))
-    publish(result, dest, exercises, answers, notes)
+    work = Work("publishing (similarity, exports, the panel page)", total=1)
+    with shown_progress(console, work):  # the similarity pass alone may take up to a minute
+        work.start("the similarity pass")
+        answers, notes = published_files(exercises, solution_folders(exercise_root, list(solutions)))
+        publish(result, dest, exercises, answers, notes)
+        work.finish("the similarity pass")
     store.close()
     _summary(console, result, dest, time.perf_counter() - t0)
     if any(r.status.value in ("not_graded", "check_error") for r in result.rows):

@@ -62,7 +62,7 @@ def seal_lines(verdict) -> list[str]:
                 "agree, but a careful forgery would too; `grader regrade` settles the score"]
     return [f"not signed by this key: the signature names key {verdict.signed_by}, {mine}. It was signed on "
             "another panel member's machine with another key, or edited and signed again: which, cannot be "
-            f"told here. Check it where that key is, or share one key (README; ${ENV_VAR})"]
+            f"told here. Check it where that key is, or share one key (docs/evidence.md; ${ENV_VAR})"]
 
 
 def _say(line: str) -> None:

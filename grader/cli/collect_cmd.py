@@ -51,6 +51,6 @@ def collect_cmd(zips, into):
         for entry in r.refused_entries:
             trouble = True
             console.print(Text(f"  refused entry {entry}", style="red"))
-    console.print(Text(f"Grade them with `grader batch {shown(str(into), newlines=False)} --out results/`."))
+    console.print(Text(f"Grade them with `grader batch {shown(str(into), newlines=False)} --output results/`."))
     if trouble:
         sys.exit(EXIT_USAGE)

@@ -18,7 +18,7 @@ def hand_in_cmd(candidate, out, force):
     last grading's summary, in a reproducible zip. Run it inside the workspace, with no argument.
 
     The panel collects every hand-in into one folder with `grader collect ZIP... --into FOLDER`
-    and grades them all with `grader batch FOLDER --out results/`.
+    and grades them all with `grader batch FOLDER --output results/`.
     """
     from rich.console import Console
     from rich.text import Text

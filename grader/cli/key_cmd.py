@@ -1,7 +1,7 @@
 """``grader key``: where this machine's signing key is, and its id (never the key itself).
 
 Two panel members who sign and check each other's bundles and batch folders must hold
-the same key: they compare the ids this prints (README, "Evidence a panel can stand behind").
+the same key: they compare the ids this prints (docs/evidence.md).
 """
 
 from __future__ import annotations

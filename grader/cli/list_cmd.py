@@ -34,9 +34,14 @@ def list_cmd(exercise_root):
     from grader.practice import history
     from grader.practice.catalog import catalog
 
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
+
     console = Console(highlight=False)
     root = authoring(exercise_root, verb="listing").exercises
-    found = catalog(root)
+    work = Work("reading exercises and their checks")
+    with shown_progress(Console(stderr=True, highlight=False), work):  # stdout stays the list
+        found = catalog(root, work=work)
     rows = [_cells(info, history.best_scores().get(info.name)) for info in found.exercises]
     if console.is_terminal:
         from grader.cli.tables import table_or_stacked

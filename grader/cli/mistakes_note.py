@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.authoring.findings import Finding, Rule
 from grader.corpus import CorpusFile, corpus
 from grader.exercise import Exercise
 from grader.hindsight.records import RECORD_NAME, load_record
@@ -23,7 +24,9 @@ from grader.host.validation import ExerciseValidation
 
 
 def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, solutions_dir: Path, *,
-                  record: bool, flavor: Flavor = Flavor.CPU) -> None:
+                  record: bool, flavor: Flavor = Flavor.CPU, said: list[Finding] = ()) -> None:
+    """``said``: the authoring rules' findings, printed already: a record they found missing or stale is not
+    told a second time here."""
     name = in_markup(ex.name)
     items = corpus(ex, solutions_dir, more=True)
     reference = items[0].path
@@ -40,6 +43,9 @@ def note_mistakes(console: Console, ex: Exercise, result: ExerciseValidation, so
             console.print(f"[yellow]warning: {name}: {in_markup(line)}[/]", soft_wrap=True)
         return
     stored = load_record(ex)
+    if any(f.rule in (Rule.RECORD_MISSING, Rule.RECORD_STALE, Rule.RECORD_FLAVOR) for f in said) and (
+            stored is None or flavor not in stored.checks or not stored.current_for(ex)):
+        return
     observed = [mutant_signature(CorpusFile("mutant", v.path, reference), v.report, flavor) for v in result.verdicts
                 if v.kind == "mutant" and v.report.graded]
     lines = drift(stored, observed, flavor, exercise=ex.name)

@@ -1,4 +1,8 @@
-"""Options several commands share, defined once so their names, choices and help never drift apart."""
+"""Options several commands share, defined once so their names, choices and help never drift apart.
+
+The vocabulary (one spelling per meaning, across commands) is docs/options.md; an old spelling stays one
+release as a hidden alias that says its new name (:func:`renamed`).
+"""
 
 from __future__ import annotations
 
@@ -54,13 +58,69 @@ def solutions_root_option(what: str = "the solutions/ beside the exercises used"
                         help=f"Folder holding <exercise>/ reference, variants/ and mutants/. Default: {what}.")
 
 
+#: Where candidate code runs, for every command that grades: the same three words everywhere.
+SANDBOXES = ("auto", "docker", "local")
+
+
+def sandbox_option(default: str):
+    """``--sandbox auto|docker|local``. ``default``: ``auto`` on commands a person runs on their own machine
+    (submit, validate), ``docker`` on those whose results are evidence (batch, regrade), which never fall back."""
+    why = ("Default auto: Docker when an engine and the image answer, otherwise local, said in one line"
+           if default == "auto" else "Default docker: this command's results are evidence, so it never falls back to "
+                                     "local by itself (auto does, saying so)")
+    return click.option("--sandbox", type=click.Choice(SANDBOXES), default=default,
+                        help=f"Where candidate code runs: docker, or local (NOT isolated, and said so). {why}.")
+
+
+def resolve_sandbox(requested: str, *, say, gpus=None) -> str:
+    """``--sandbox``'s value for a whole run: ``auto`` resolved once (``say`` hears the one-line note when it
+    is the local sandbox); an explicit kind as given."""
+    if requested != "auto":
+        return requested
+    from grader.backends.choice import choose_sandbox
+
+    choice = choose_sandbox("auto", gpu=gpus)
+    if choice.note:
+        say(choice.note)
+    return choice.kind
+
+
+def jobs_option(what: str = "Gradings at once"):
+    """``--jobs N``: how many gradings run at once; the default is the same everywhere, one per core."""
+    return click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+                        help=f"{what} (default: one per core this process may use).")
+
+
+def output_option(what: str):
+    """``-o/--output PATH``: where the command writes what it makes (a zip, a folder)."""
+    return click.option("-o", "--output", "output", type=click.Path(path_type=Path), help=what)
+
+
+def only_option(what: str = "Only these exercises"):
+    """``--only NAME``: repeatable, and each value may list several names with commas (``--only a,b``)."""
+    return click.option("--only", multiple=True, metavar="NAME[,NAME...]",
+                        help=f"{what}: repeat it, or separate names with commas.")
+
+
+def only_names(values: tuple[str, ...]) -> list[str]:
+    """The names ``--only`` was given, in order, each once."""
+    names = [n.strip() for value in values for n in value.split(",") if n.strip()]
+    return list(dict.fromkeys(names))
+
+
+def json_option(what: str):
+    """``--json FILE``: what the command found, as JSON (submit: the report; validate: every verdict)."""
+    return click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+                        help=what)
+
+
 def renamed(old: str, new: str, dest: str, **kwargs):
     """A hidden old spelling of an option, kept for one release: it fills ``dest`` when the new one was not
     given, and says once, on stderr, what it is called now."""
     key = f"renamed_{old.lstrip('-').replace('-', '_')}"
 
     def remember(ctx, param, value):
-        if value is not None:
+        if value is not None and value != ():
             click.echo(f"deprecated: {old} is now {new}; the old spelling goes in the next release.", err=True)
             ctx.meta[key] = value
 
@@ -68,7 +128,7 @@ def renamed(old: str, new: str, dest: str, **kwargs):
         @functools.wraps(f)
         def command(*args, **params):
             ctx = click.get_current_context()
-            if key in ctx.meta and params.get(dest) is None:
+            if key in ctx.meta and params.get(dest) in (None, ()):
                 params[dest] = ctx.meta[key]
             return f(*args, **params)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from grader.cli.options import exercise_root_option, renamed
+from grader.cli.options import exercise_root_option, jobs_option, renamed, resolve_sandbox, sandbox_option
 from grader.errors import EXIT_INFRA, EXIT_MISMATCH, UsageError
 from grader.backends.oci_runtime import RUNTIMES
 from grader.untrusted import shown
@@ -34,23 +34,27 @@ def _say(line: str, *, err: bool = False) -> None:
 
 @click.command("regrade")
 @click.argument("report_path", metavar="REPORT.json|OUTDIR", type=click.Path(path_type=Path))
-@click.argument("submission", required=False, type=click.Path(path_type=Path))
+@click.argument("submission", metavar="[SUBMISSION|SUBMISSIONS]", required=False, type=click.Path(path_type=Path))
+@renamed("--submissions", "the second argument (grader regrade OUTDIR SUBMISSIONS)", "submission",
+         type=click.Path(path_type=Path, file_okay=False))
 @exercise_root_option("the installed exercises (never a folder here, nor one a report names)")
 @renamed("--exercises", "--exercise-root", "exercise_root", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--sandbox", type=click.Choice(["docker", "local"]),
-              help="Sandbox to regrade in (default docker, whatever the report records: a recorded local "
-                   "sandbox is used only when asked for here, and noted).")
+@sandbox_option("docker")
 @click.option("--runtime", type=click.Choice(RUNTIMES),
               help="Override the recorded OCI runtime of a Docker regrade (noted in the output). Default: the "
                    "recorded one (runc for reports that record none), never $GRADER_RUNTIME.")
-@click.option("--submissions", type=click.Path(path_type=Path, file_okay=False),
-              help="OUTDIR only: the folder the batch graded (<candidate>/<exercise>/<file>.py).")
-@click.option("--jobs", type=click.IntRange(min=1), help="OUTDIR only: regradings at once (default 1).")
-def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, submissions, jobs):
+@jobs_option("OUTDIR only: regradings at once")
+def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, jobs):
     """Grade again under the recorded conditions and compare check by check.
 
-    REPORT.json: SUBMISSION defaults to the report's submission file beside it, or in a
-    bundle's submission/ folder. OUTDIR: every row of a `grader batch` output folder.
+    \b
+    grader regrade REPORT.json [SUBMISSION]   one report; SUBMISSION defaults to the report's
+                                              file beside it, or in a bundle's submission/ folder
+    grader regrade OUTDIR [SUBMISSIONS]       every row of a `grader batch` output folder;
+                                              SUBMISSIONS is the folder the batch graded
+
+    The sandbox is Docker whatever a report records: a recorded local sandbox is used only
+    when asked for with --sandbox local (or auto), and noted.
     """
     from grader.catalogs import grading_catalog
 
@@ -58,18 +62,24 @@ def regrade_cmd(report_path, submission, exercise_root, sandbox, runtime, submis
     if elsewhere:
         _say(f"note: {elsewhere}", err=True)
     exercise_root = catalog.exercises
+    sandbox = resolve_sandbox(sandbox, say=lambda note: _say(f"note: {note}", err=True))
     if Path(report_path).is_dir():
-        if submission is not None:
-            raise UsageError("SUBMISSION goes with REPORT.json; for an output folder, use --submissions DIR.")
-        _regrade_folder(report_path, submissions, exercise_root, sandbox, runtime, jobs or 1)
+        from grader.batch.engines import default_jobs
+
+        _regrade_folder(report_path, submission, exercise_root, sandbox, runtime, jobs or default_jobs())
         return
-    if submissions is not None or jobs is not None:
-        raise UsageError("--submissions and --jobs go with an output folder, not with one REPORT.json.")
+    if jobs is not None:
+        raise UsageError("--jobs goes with an output folder, not with one REPORT.json.")
     _regrade_report(report_path, submission, exercise_root, sandbox, runtime)
 
 
+
 def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) -> None:
+    from rich.console import Console
+
+    from grader.cli.heartbeat import shown_progress
     from grader.evidence.regrade import read_report, regrade
+    from grader.progress import Work
 
     report = read_report(report_path)  # a report edited to disagree with its own checks is refused here (exit 5)
     if report.audience == "candidate":
@@ -78,7 +88,10 @@ def _regrade_report(report_path, submission, exercise_root, sandbox, runtime) ->
     path = submission or _default_submission(report_path, report.environment.submission_name,
                                              report.environment.submission_path)
     edited = _bundle_lines(report_path)
-    result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
+    work = Work("regrading", total=1)
+    with shown_progress(Console(stderr=True, highlight=False), work):
+        work.start(report.exercise)
+        result = regrade(report, path, exercise_root=exercise_root, sandbox=sandbox, runtime=runtime)
     for note in result.notes:
         _say(f"note: {note}", err=True)
     if not result.new.graded:
@@ -109,8 +122,15 @@ def _bundle_lines(report_path: Path) -> list[str]:
 def _regrade_folder(out_dir, submissions, exercise_root, sandbox, runtime, jobs) -> None:
     from grader.batch.regrade import Outcome, regrade_batch
 
-    result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
-                           runtime=runtime, jobs=jobs)
+    from rich.console import Console
+
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
+
+    work = Work("regrading")
+    with shown_progress(Console(stderr=True, highlight=False), work):
+        result = regrade_batch(out_dir, submissions=submissions, exercise_root=exercise_root, sandbox=sandbox,
+                               runtime=runtime, jobs=jobs, work=work)
     for row in result.rows:
         where = f"{row.candidate} {row.exercise}"
         if row.outcome is Outcome.MATCHES:

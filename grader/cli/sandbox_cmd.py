@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -15,6 +16,35 @@ def _fail(e: GraderError) -> None:
     if e.hint:
         click.echo(f"hint: {e.hint}", err=True)
     sys.exit(e.exit_code)
+
+
+@contextlib.contextmanager
+def _building(what: str):
+    """``(log, step)`` for a build: each line said, and the one running shown as progress (a bar on a terminal,
+    a ``progress:`` line every 10 s elsewhere), so that docker's own output can stay in its file."""
+    from rich.console import Console
+
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
+
+    work = Work(what)
+
+    def now(label: str) -> None:
+        work.clear()  # one thing at a time: what runs now
+        work.start(label)
+
+    def log(line: str) -> None:
+        click.echo(line)
+        now(line.strip())
+
+    def step(line: str) -> None:  # "step 5 of 12: RUN ...": 4 of 12 done
+        n, total = (int(x) for x in line.removeprefix("step ").split(":", 1)[0].split(" of "))
+        work.plan(total)
+        work.reached(n - 1)
+        now(line)
+
+    with shown_progress(Console(stderr=True, highlight=False), work):
+        yield log, step
 
 
 @click.group("sandbox")
@@ -52,7 +82,8 @@ def build(base: str, force: bool, cuda: bool) -> None:
             # build_runtime_image says so itself (name and id); nothing else to print.
             image.build_runtime_image(client, base=base, log=click.echo, flavor=flavor)
             return
-        img = image.build_runtime_image(client, base=base, force=force, log=click.echo, flavor=flavor)
+        with _building(f"building {name}") as (log, step):
+            img = image.build_runtime_image(client, base=base, force=force, log=log, flavor=flavor, step=step)
         info = naming.image_info(img)
         click.echo(f"built {name}: id {info['id']} in {time.monotonic() - t0:.0f} s")
     except GraderError as e:

@@ -1,5 +1,9 @@
 """``grader show NAME``: an exercise's prompt in the terminal, with what it is worth and what to edit.
 
+The prompt is shown as a workspace holds it (``grader init NAME``), its commands made to run there
+(``grader submit``, not ``grader submit exercises/NAME``, which grades the stub at a checkout's root and
+is refused elsewhere), and how to make that workspace comes first and last.
+
 The prose is rendered as Markdown, wrapped to the terminal. Code blocks never are (issue 30.8): a
 command or an example cut mid-expression cannot be copied, so each block is printed exactly as the
 author wrote it, one source line per output line, whatever the width, piped or not.
@@ -54,17 +58,28 @@ def show(name, exercise_root):
 
     from grader.cli.where import authoring
     from grader.practice.catalog import describe
+    from grader.practice.workspace import for_workspace
+
+    from grader.cli.heartbeat import shown_progress
+    from grader.progress import Work
 
     ex = authoring(exercise_root, verb="showing from").resolve(name)
-    info = describe(ex)
+    work = Work("collecting the exercise's checks", total=1)
+    with shown_progress(Console(stderr=True, highlight=False), work):  # seconds, once per exercise version
+        work.start(ex.name)
+        info = describe(ex)
     console = Console(highlight=False)
     console.print(Text(info.title, style="bold"))
     for label, value in [("Exercise", info.name), ("Level", info.level),
                          ("Topics", ", ".join(info.topics) or "—"), ("File to edit", info.submission),
                          ("GPU", info.gpu), ("Checks", info.checks.summary())]:
         console.print(Text(f"{label + ':':<14}", style="bold") + Text(value))
+    start = Text(f"Start with: grader init {info.name} && cd {info.name}")
+    console.print(start, soft_wrap=True)
+    console.print(Text("The prompt's commands run in that workspace.", style="dim"))
     console.print(Rule())
-    readme = ex.readme.read_text(encoding="utf-8") if ex.readme.is_file() else "(This exercise has no README.md.)"
+    readme = (for_workspace(ex, ex.readme.read_text(encoding="utf-8")) if ex.readme.is_file()
+              else "(This exercise has no README.md.)")
     for kind, text in split_code_blocks(readme):
         if kind == "prose":
             console.print(Markdown(text))  # the author's prompt: rich renders Markdown, it does not parse [markup]
@@ -72,4 +87,4 @@ def show(name, exercise_root):
             console.print(Text(text, style="cyan"), soft_wrap=True, overflow="ignore", crop=False)
             console.print()
     console.print(Rule())
-    console.print(Text(f"Start with: grader init {info.name}"))
+    console.print(start, soft_wrap=True)

@@ -14,21 +14,16 @@ from pathlib import Path
 
 import click
 
-from grader.cli.options import exercise_root_option, gpus_option, runtime_option
+from grader.cli.options import exercise_root_option, gpus_option, json_option, runtime_option, sandbox_option
 from grader.errors import EXIT_INFRA, UsageError
-
-SANDBOXES = ("auto", "docker", "local")
-
 
 @click.command()
 @click.argument("exercise", required=False)
 @click.argument("submission", required=False)
 @exercise_root_option("the installed exercises (never a folder here; inside another checkout, a note says how "
                       "to use it)")
-@click.option("--sandbox", type=click.Choice(SANDBOXES), default="auto", show_default=True,
-              help="Where candidate code runs. auto: Docker when an engine and the image answer, otherwise "
-                   "local, which is NOT isolated (said on the scorecard).")
-@click.option("--json", "json_path", type=click.Path(path_type=Path), help="Write the JSON report here.")
+@sandbox_option("auto")
+@json_option("Write the JSON report here (all its data; --audience decides what a candidate's copy holds).")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), help="Write the HTML scorecard here.")
 @click.option("--md", "md_path", type=click.Path(path_type=Path), help="Write the Markdown scorecard here.")
 @gpus_option()
@@ -86,7 +81,7 @@ def submit(exercise, submission, exercise_root, sandbox, json_path, html_path, m
     given_as = target.given or _as_typed(path, cwd)
     stub_note = untouched_stub_note(target, hashlib.sha256(source).hexdigest(), cwd=cwd, given_as=given_as)
     if stub_note:  # before anything else: nothing below is about the candidate's work
-        err.print(Text.assemble(("warning: ", "bold yellow"), stub_note))
+        err.print(Text.assemble(("note: ", "bold yellow"), stub_note))
     for note in ([elsewhere] if elsewhere else []) + target.notes:
         err.print(Text.assemble(("note: ", "bold yellow"), note))
     timing = clock.timing_for(ex.name)  # submitted now: the grading's own time does not count

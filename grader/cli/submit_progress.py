@@ -1,10 +1,11 @@
-"""``grader submit``'s progress line: which check is running and how many are left, on a terminal only.
+"""``grader submit``'s progress line: which check is running and how many are left.
 
 :class:`CheckProgress` is the state, fed with the judge's events (``grader.host.live``)
 and asked for its line; it knows nothing of terminals, so it is tested by feeding
-events. :func:`check_progress` shows that line on stderr while the grading runs,
-only when stderr is a terminal, and takes it away before the scorecard is printed:
-piped or redirected output, and the reports, stay exactly as without it.
+events. :func:`check_progress` shows that line on stderr while the grading runs: on a
+terminal in place, taken away before the scorecard is printed; elsewhere (a pipe, a
+file) as a ``progress:`` line at least every 10 s of a grading that takes that long
+(``grader.cli.heartbeat``). The scorecard on stdout, and the reports, stay exactly as without it.
 """
 
 from __future__ import annotations
@@ -75,12 +76,15 @@ class CheckProgress:
 
 @contextlib.contextmanager
 def check_progress(console: Console, *, audience: str) -> Iterator[Callable[[JudgeEvent], None] | None]:
-    """A listener for ``grade(on_event=...)`` that keeps a line on ``console`` up to date, or ``None``
-    (no listener, nothing shown) when ``console`` is not a terminal."""
-    if not console.is_terminal:
-        yield None
-        return
+    """A listener for ``grade(on_event=...)`` that keeps a line on ``console`` up to date: in place on a terminal,
+    else a ``progress:`` line every 10 s while the grading runs."""
     state = CheckProgress(audience=audience)
+    if not console.is_terminal:
+        from grader.cli.heartbeat import Heartbeat
+
+        with Heartbeat(console, state.line):
+            yield state.feed
+        return
     with console.status(Text(state.line()), spinner="dots") as status:
         def on_event(event: JudgeEvent) -> None:
             state.feed(event)

@@ -8,14 +8,16 @@ from pathlib import Path
 import click
 
 from grader.errors import EXIT_INFRA, EXIT_INVALID, UsageError
-from grader.cli.options import exercise_root_option, gpus_option, renamed, runtime_option, solutions_root_option
+from grader.cli.options import (exercise_root_option, gpus_option, jobs_option, json_option, only_names, only_option,
+                                renamed, resolve_sandbox, runtime_option, sandbox_option, solutions_root_option)
 
 
 @click.command("validate")
 @click.argument("exercises", nargs=-1, metavar="[NAME]...")
-@click.option("--sandbox", type=click.Choice(["docker", "local"]), default="docker", show_default=True)
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Gradings at once (each its own judge and sandbox).")
+@only_option("Only these exercises, as NAME arguments do")
+@sandbox_option("auto")
+@jobs_option("Gradings at once, each its own judge and sandbox; with --record, 1 unless given (a record is a "
+             "measurement)")
 @click.option("--seed", type=int, help="Hypothesis seed (default: each exercise's).")
 @exercise_root_option("exercises/ of the checkout around this folder, else the installed one")
 @solutions_root_option()
@@ -31,8 +33,8 @@ from grader.cli.options import exercise_root_option, gpus_option, renamed, runti
               help="With --mutation: grade at most N mutants per exercise (a stable sample).")
 @click.option("--min-score", type=click.FloatRange(0, 1), metavar="X",
               help="With --mutation: exit 4 when an exercise's score (0-1) is below X.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="With --mutation: write every mutant's outcome to this JSON file.")
+@json_option("Write every verdict to this JSON file (each exercise, file, kind, score and problem); with --mutation, "
+             "every mutant's outcome.")
 @click.option("--record", is_flag=True, help="Write each exercise's mutant signatures to exercises/<name>/mistakes.json "
               "(what diagnosis matches gradings against), as the cuda record with --gpus, else the cpu one; without "
               "it, differences from the record are warnings.")
@@ -44,7 +46,7 @@ from grader.cli.options import exercise_root_option, gpus_option, renamed, runti
               "the exercise too, as the repository's tests hold it.")
 @gpus_option("each grading (every check must run: one skipped fails the file; compared with the cuda record)")
 @runtime_option()
-def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more, parity, record, mutation,
+def validate(exercises, only, sandbox, jobs, seed, exercise_root, solutions_root, more, parity, record, mutation,
              max_mutants, min_score, json_path, rules, strict, gpus, runtime):
     """Check that every exercise (all by default, or those NAMEd) proves what it must.
 
@@ -61,22 +63,30 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
     """
     from rich.console import Console
     from grader.untrusted import in_markup
-    from rich.table import Table
 
     from grader.cli.where import authoring
     from grader.host.validation import validate_exercises
 
-    if not mutation and (max_mutants or min_score is not None or json_path):
-        raise click.UsageError("--max-mutants, --min-score and --json go with --mutation")
-    if parity and (sandbox != "docker" or mutation):
-        raise click.UsageError("--parity compares the local sandbox with Docker: it goes with --sandbox docker, "
-                               "not with --mutation")
+    if not mutation and (max_mutants or min_score is not None):
+        raise click.UsageError("--max-mutants and --min-score go with --mutation")
+    if parity and (sandbox == "local" or mutation):
+        raise click.UsageError("--parity compares the local sandbox with Docker: it goes with --sandbox docker (or "
+                               "auto, when Docker answers), not with --sandbox local or --mutation")
     if mutation and record:
         raise click.UsageError("--record writes the signatures of the exercise's own mutants; it does not go with --mutation")
     if rules == "only" and (mutation or record or parity):
         raise click.UsageError("--rules only reads the exercises' files and grades nothing: it does not go with "
                                "--mutation, --record or --parity")
-    from grader.authoring.terminal import check_and_print, failing, print_failures
+    if json_path is not None:
+        from grader.reports.render import check_report_paths
+
+        check_report_paths(json_path=json_path)  # refused before anything is graded, as submit's is
+    exercises = (*exercises, *only_names(only))
+    if jobs is None:
+        from grader.batch.engines import default_jobs
+
+        jobs = 1 if record else default_jobs()
+    from grader.authoring.terminal import check_and_print, failing
     from grader.exercise import GpuPolicy
 
     catalog = authoring(exercise_root, solutions_root, verb="validating")
@@ -95,6 +105,10 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
                          "(gpu = \"required\") and none was requested: validated only with --gpus.",
                          hint=f"Run `grader validate {' '.join(required)} --gpus all` on a machine with an NVIDIA "
                               "GPU (--sandbox local uses this machine's own torch).")
+    sandbox = resolve_sandbox(sandbox, gpus=gpus, say=lambda note: console.print(f"[bold yellow]note:[/] {in_markup(note)}",
+                                                                                 soft_wrap=True))
+    if parity and sandbox != "docker":
+        raise click.UsageError("--parity compares the local sandbox with Docker, and Docker is not usable here")
     if sandbox == "docker":
         from grader.cli.leftovers import reap_leftovers
         from grader.backends import engine
@@ -105,6 +119,9 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
         reap_leftovers(console)
     else:
         runtime = None
+    from grader.cli.heartbeat import progress_console, shown_progress
+    from grader.progress import Work
+
     if mutation:
         from grader.mutation.command import run_mutation
 
@@ -112,68 +129,35 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
             console.print(f"[bold yellow]not scored (they need a GPU, --gpus): {in_markup(', '.join(required))}[/]",
                           soft_wrap=True)
             exercises = [ex for ex in exercises if ex.name not in required]
-        sys.exit(run_mutation(console, exercises, sandbox=sandbox, jobs=jobs, seed=seed,
-                              solutions_dir=solutions_dir, max_mutants=max_mutants,
-                              json_path=json_path, min_score=min_score, runtime=runtime, gpus=gpus))
+        work = Work("grading mutants")
+        with shown_progress(progress_console(console), work):
+            status = run_mutation(console, exercises, sandbox=sandbox, jobs=jobs, seed=seed,
+                                  solutions_dir=solutions_dir, max_mutants=max_mutants, json_path=json_path,
+                                  min_score=min_score, runtime=runtime, gpus=gpus, work=work)
+        sys.exit(status)
     from grader.cli.mistakes_note import note_mistakes
+    from grader.cli.validate_output import print_result, print_summary, write_json
 
     loaded = {ex.name: ex for ex in exercises}  # for their mistake records
     results = []
-    for result in validate_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed,
-                                     solutions_dir=solutions_dir, more=more, runtime=runtime,
-                                     gpus=gpus, parity="local" if parity else None):
-        results.append(result)
-        if result.not_validated is not None:
-            console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: {in_markup(result.not_validated)}",
-                          soft_wrap=True)
-            continue
-        ok = result.ok and not failing(findings.get(result.exercise, []), strict=strict)
-        table = Table(title=f"{result.exercise}: {'ok' if ok else 'FAILED'} in {result.duration_s:.1f} s",
-                      title_justify="left")
-        for column in ("file", "kind", "score", "verdict"):
-            table.add_column(column)
-        for v in result.verdicts:
-            # Names, messages and file names are text, never markup: a check called "rows [0, 1]" stays whole.
-            score = f"{v.report.score:g}/{v.report.max_score:g}" if v.report.graded else "not graded"
-            table.add_row(in_markup(v.path.name), v.kind, score,
-                          "ok" if v.ok else f"[red]{in_markup(v.problem)}[/]")
-        console.print(table)
-        for problem in [*result.problems, *result.disagreements]:
-            console.print(f"[red]{in_markup(result.exercise)}: {in_markup(problem)}[/]")
-        if result.compared and not result.disagreements:
-            names = ", ".join(f"{v.path.name} {v.report.score:g}/{v.report.max_score:g}" for v in result.compared)
-            console.print(f"parity: {in_markup(names)} in the local sandbox too, the same check by check")
-        catches = Table(title="what each check catches", title_justify="left")
-        catches.add_column("check")
-        catches.add_column("mutants caught")
-        for check, mutants in result.catches().items():
-            catches.add_row(in_markup(check), in_markup(", ".join(mutants)) or "[dim](none)[/]")
-        console.print(catches)
-        skipped = result.skipped_checks()
-        if skipped and not gpus:
-            console.print(f"[yellow]{in_markup(result.exercise)}: {len(skipped)} GPU check(s) not validated here "
-                          f"(skipped without --gpus): {in_markup(', '.join(skipped))}; on a machine with an NVIDIA GPU "
-                          f"run `grader validate {in_markup(result.exercise)} --gpus all`[/]", soft_wrap=True)
-        if result.exercise in loaded:
-            note_mistakes(console, loaded[result.exercise], result, solutions_dir, record=record, flavor=result.flavor)
-    unproved = [r.exercise for r in results if r.not_validated is not None]
-    if unproved:
-        console.print(f"[bold yellow]not validated (they need a GPU): {in_markup(', '.join(unproved))}[/]; every other "
-                      "exercise named was graded", soft_wrap=True)
-    bad = [r for r in results if not r.ok and r.not_validated is None]
-    for r in bad:
-        for v in r.verdicts:
-            if not v.ok:
-                console.print(f"[bold red]{in_markup(r.exercise)}[/]: {v.kind} {in_markup(v.path.name)}: {in_markup(v.problem)}",
-                              soft_wrap=True)
-        for line in r.disagreements:
-            console.print(f"[bold red]{in_markup(r.exercise)}[/]: {in_markup(line)}", soft_wrap=True)
-    for r in results:  # named once per check, beside the files: the exercise's own bug to fix
-        for check, files in r.check_errors.items():
-            console.print(f"[bold red]{in_markup(r.exercise)}[/]: check {in_markup(check)} raised an error of its "
-                          f"own (a bug in the check, not a catch) on {in_markup(', '.join(files))}", soft_wrap=True)
-    broken_rules = print_failures(console, findings, strict=strict)
+    work = Work("validating")
+    with shown_progress(progress_console(console), work):  # each exercise's table printed as it is graded
+        for result in validate_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed, solutions_dir=solutions_dir,
+                                         more=more, runtime=runtime, gpus=gpus, parity="local" if parity else None,
+                                         work=work):
+            results.append(result)
+            if result.not_validated is not None:
+                console.print(f"[bold yellow]{in_markup(result.exercise)}: NOT VALIDATED[/]: "
+                              f"{in_markup(result.not_validated)}", soft_wrap=True)
+                continue
+            print_result(console, result, findings.get(result.exercise, []), strict=strict, gpus=bool(gpus))
+            if result.exercise in loaded:
+                note_mistakes(console, loaded[result.exercise], result, solutions_dir, record=record,
+                              flavor=result.flavor, said=findings.get(result.exercise, []))
+    failed = print_summary(console, results, findings, strict=strict)
+    if json_path is not None:
+        write_json(json_path, results, findings, strict=strict)
     if any(not v.report.graded and not v.report.broken_checks for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
-    if bad or broken_rules:
+    if failed:
         sys.exit(EXIT_INVALID)

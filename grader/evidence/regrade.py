@@ -105,15 +105,8 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
     if actual != env.submission_sha256:
         raise SubmissionChanged(submission, actual, env.submission_sha256)
     kind = sandbox or "docker"
-    notes = []
-    if kind == "local":
-        recorded = "as recorded" if env.sandbox == "local" else f"instead of the recorded {env.sandbox or '(none)'}"
-        notes.append(f"sandbox local ({recorded}), as asked: candidate code ran as you, not isolated")
-    elif kind != env.sandbox:
-        notes.append(f"sandbox {kind} instead of the recorded {env.sandbox or '(none)'}"
-                     + (": a recorded local sandbox is used only when asked for (--sandbox local)"
-                        if env.sandbox == "local" else ""))
     oci = image = None
+    notes = []
     if kind == "docker":
         oci, note = _runtime(env.oci_runtime, runtime)
         image, image_note = _image(env.image)
@@ -121,7 +114,7 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
     # The report's GPU request is its text: read here, where it enters (a bad one is a usage error, as --gpus's is).
     new = grade(exercise, submission, sandbox=kind, seed=env.hypothesis_seed,
                 gpus=parse_gpus(env.gpus) if env.gpus else None, image=image, runtime=oci)
-    notes += _environment_notes(report, new)
+    notes = _sandbox_notes(env.sandbox, new.environment.sandbox) + notes + _environment_notes(report, new)
     differences = []
     if exercise.fingerprint != env.exercise_fingerprint:
         differences.append(f"the exercise changed since this report: its fingerprint was "
@@ -129,6 +122,19 @@ def regrade(report: Report, submission: Path, *, exercise_root: Path | None = No
                            "(checks, probes or limits were edited); outcomes below are under the changed exercise")
     differences += decision_differences(report, new, sides=("recorded", "regraded"))
     return RegradeResult(matches=not differences, differences=differences, new=new, notes=notes)
+
+
+def _sandbox_notes(recorded: str | None, ran: str | None) -> list[str]:
+    """What to say about the sandbox the regrade ran in (``"none"``: the judge answered alone, as it does for
+    the untouched stub and a file that does not parse, whatever sandbox was asked for)."""
+    if ran == "local":
+        said = "as recorded" if recorded == "local" else f"instead of the recorded {recorded or '(none)'}"
+        return [f"sandbox local ({said}), as asked: candidate code ran as you, not isolated"]
+    if ran == recorded:
+        return []
+    return [f"sandbox {ran} instead of the recorded {recorded or '(none)'}"
+            + (": a recorded local sandbox is used only when asked for (--sandbox local)" if recorded == "local"
+               else "")]
 
 
 def _image(recorded: str | None) -> tuple[str | None, list[str]]:

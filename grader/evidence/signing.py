@@ -5,7 +5,7 @@ again, and a report's own consistency (``grader.reports.derived``) proves nothin
 against a careful forgery of statuses and scores together. An HMAC-SHA256 made
 with a key the panel keeps does: without the key no one can make a signature that
 verifies under it. It proves "made by someone holding this key", nothing more;
-whoever holds the key can sign anything (README, "Evidence a panel can stand behind").
+whoever holds the key can sign anything (docs/evidence.md).
 
 The key lives in the user's grader data folder (``grader.datadir``), or
 in the file ``$GRADER_KEY_FILE`` names, never inside a bundle or a batch folder: 32

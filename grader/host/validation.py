@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from grader.progress import Work
 from grader.corpus import SOLUTIONS_DIR, CorpusFile, corpus, named_twice
 from grader.exercise import EXERCISES_DIR, Exercise, GpuPolicy, load_exercise
 from grader.host.grading import grade
@@ -133,7 +134,7 @@ def validate_exercise(spec: str | Path | Exercise, **options) -> ExerciseValidat
 def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                        seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, more: bool = False,
                        runtime: str | None = None, gpus: GpuRequest | None = None,
-                       parity: str | None = None) -> Iterator[ExerciseValidation]:
+                       parity: str | None = None, work: Work | None = None) -> Iterator[ExerciseValidation]:
     """Grade every exercise's corpus in one pool of ``jobs`` gradings; yield each exercise's result in
     order as soon as its own files are graded.
 
@@ -142,6 +143,7 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     the Docker sandbox's OCI runtime, the same for every file; ``gpus`` the GPU request (the
     exercise's policy decides, as for ``grader submit``). ``parity``: the second sandbox the
     parity sample is graded in (module docstring); any disagreement fails the exercise (``disagreements``).
+    ``work`` hears each grading start and end (``exercise/file``), for a progress display.
     """
     if parity == sandbox:
         raise ValueError(f"parity compares two sandboxes: {sandbox!r} with itself compares nothing")
@@ -151,7 +153,17 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
     ahead = worth_starting_ahead(jobs)
     applied = tempfile.TemporaryDirectory(prefix="grader-mutants-")  # patched mutants, as files grade() takes
 
+    work = work or Work("validating")
+
     def run(ex: Exercise, item: CorpusFile, path: Path, where: str = sandbox) -> tuple[Verdict, float, float]:
+        label = f"{ex.name}/{item.path.name}" + (f" ({where})" if where != sandbox else "")
+        work.start(label)
+        try:
+            return _graded(ex, item, path, where)
+        finally:
+            work.finish(label)
+
+    def _graded(ex: Exercise, item: CorpusFile, path: Path, where: str) -> tuple[Verdict, float, float]:
         start = time.perf_counter()
         # Never answered alone: grading the untouched stub for real is how validate proves the checks reject it.
         # With a core to spare, the next grading's sandbox starts while this one runs (grader.backends.prestart):
@@ -173,6 +185,7 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
             result, items = _plan(ex, solutions_dir, more, Path(applied.name) / ex.name)
             result.flavor = flavor_of_validation(ex, gpus)
             sample = parity_sample(items) if parity else []
+            work.plan(work.total + len(items) + len(sample))
             planned.append((result, [pool.submit(run, ex, item, path) for item, path in items],
                             [pool.submit(run, ex, item, path, parity) for item, path in sample]))
         for result, futures, second in planned:

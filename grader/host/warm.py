@@ -64,8 +64,13 @@ class _Server:
         self.home = tempfile.TemporaryDirectory(prefix="grader-judge-server-")
         # No PDEATHSIG here: it fires when the *thread* that started us exits. The server
         # exits instead when its stdin closes, which happens when this whole process is gone.
-        self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "grader.host.zygote"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, cwd=self.home.name, start_new_session=True)
+        # Its stderr is a file of its own: what it says as it dies with the grader that started it (Ctrl-C while it
+        # was still importing, a reply to a grader that is gone) must not reach the user's terminal after the
+        # command's last line.
+        with open(os.path.join(self.home.name, "server.log"), "wb") as log:
+            self.proc = subprocess.Popen(python_argv(sys.executable, "-m", "grader.host.zygote"),
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env,
+                                         cwd=self.home.name, start_new_session=True)
         self.judges: dict[str, Judge] = {}
         self.lock = threading.Lock()
         self.closed = False  # set once the reply pipe ends: the server is dead or dying

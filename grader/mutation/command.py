@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.progress import Work
 from grader.errors import EXIT_GRADED, EXIT_INFRA, EXIT_INVALID, UsageError
 from grader.wire.grant import GpuRequest
 
@@ -19,8 +20,8 @@ INSTALL_HINT = "Install the mutation extra: pip install -c constraints.txt -e '.
 
 def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed: int | None, solutions_dir: Path,
                  max_mutants: int | None, json_path: Path | None, min_score: float | None,
-                 runtime: str | None, gpus: GpuRequest | None) -> int:
-    """Run and print everything; the exit status."""
+                 runtime: str | None, gpus: GpuRequest | None, work: Work | None = None) -> int:
+    """Run and print everything; the exit status. ``work`` hears each grading, for a progress display."""
     try:
         from grader.mutation.render import print_exercise, table, write_json
         from grader.mutation.score import Outcome, score_exercises
@@ -31,7 +32,7 @@ def run_mutation(console, exercises: list[str], *, sandbox: str, jobs: int, seed
         console.width = max(console.width, 120)  # a log or a pipe: whole exercise names and diff lines
     results = []
     for result in score_exercises(exercises, sandbox=sandbox, jobs=jobs, seed=seed, solutions_dir=solutions_dir,
-                                  max_mutants=max_mutants, runtime=runtime, gpus=gpus):
+                                  max_mutants=max_mutants, runtime=runtime, gpus=gpus, work=work):
         results.append(result)
         print_exercise(console, result)
         if json_path is not None:  # after each exercise: a run stopped midway keeps what it graded

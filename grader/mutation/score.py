@@ -32,6 +32,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from grader.progress import Work
 from grader.corpus import SOLUTIONS_DIR
 from grader.errors import ExerciseError
 from grader.exercise import Exercise, load_exercise
@@ -123,14 +124,21 @@ def sample(mutants: list[Mutant], exercise: str, limit: int | None) -> list[Muta
 
 def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "docker", jobs: int = 1,
                     seed: int | None = None, solutions_dir: Path = SOLUTIONS_DIR, max_mutants: int | None = None,
-                    runtime: str | None = None, gpus: GpuRequest | None = None) -> Iterator[ExerciseMutation]:
-    """Generate, sample and grade every exercise's mutants in one pool; yield each exercise's result in order."""
+                    runtime: str | None = None, gpus: GpuRequest | None = None,
+                    work: Work | None = None) -> Iterator[ExerciseMutation]:
+    """Generate, sample and grade every exercise's mutants in one pool; yield each exercise's result in order.
+    ``work`` hears each grading start and end, for a progress display."""
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     folder = tempfile.TemporaryDirectory(prefix="grader-mutation-")
+    work = work or Work("grading mutants")
 
-    def run(ex: Exercise, path: Path):
+    def run(ex: Exercise, path: Path, label: str):
+        work.start(label)
         start = time.perf_counter()
-        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus, solutions_dir=solutions_dir)
+        try:
+            report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus, solutions_dir=solutions_dir)
+        finally:
+            work.finish(label)
         return report, start, time.perf_counter()
 
     try:
@@ -140,12 +148,13 @@ def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "d
             result, reference, chosen, records = _plan(ex, solutions_dir, max_mutants)
             futures = []
             if reference is not None:
-                futures.append(pool.submit(run, ex, reference))
+                futures.append(pool.submit(run, ex, reference, f"{ex.name}/reference"))
                 for n, mutant in enumerate(m for m in chosen if m.id not in records):
                     path = Path(folder.name) / ex.name / str(n) / reference.name
                     path.parent.mkdir(parents=True)
                     path.write_text(mutant.source, encoding="utf-8")
-                    futures.append(pool.submit(run, ex, path))
+                    futures.append(pool.submit(run, ex, path, f"{ex.name}/{mutant.id}"))
+                work.plan(work.total + len(futures))
             planned.append((result, chosen, records, futures))
         for result, chosen, records, futures in planned:
             graded = [f.result() for f in futures]

@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.errors import GraderError
 from grader.exercise import EXERCISES_DIR, Exercise, load_exercise
 from grader.host.collected import CheckCounts, CollectionFailed, cached_checks
+from grader.progress import Work
 
 LEVEL_ORDER = {"mid": 0, "senior": 1, "principal": 2}
 
@@ -36,20 +37,25 @@ class Catalog:
     problems: list[str]
 
 
-def catalog(root: Path = EXERCISES_DIR) -> Catalog:
+def catalog(root: Path = EXERCISES_DIR, *, work: Work | None = None) -> Catalog:
     """Every exercise under ``root``, by level (mid, senior, principal) then by name.
 
     A folder whose exercise.toml is broken is reported in ``problems`` (the message
     names the file and the key) instead of hiding every other exercise behind a crash.
+    ``work`` hears each exercise read (collecting its checks, when not cached, takes seconds).
     """
     infos, problems = [], []
-    for toml in sorted(Path(root).glob("*/exercise.toml")):
+    tomls = sorted(Path(root).glob("*/exercise.toml"))
+    work = work or Work("reading exercises")
+    work.plan(len(tomls))
+    for toml in tomls:
+        work.start(toml.parent.name)
         try:
-            ex = load_exercise(toml.parent)
+            infos.append(describe(load_exercise(toml.parent)))
         except GraderError as e:
             problems.append(str(e))
-            continue
-        infos.append(describe(ex))
+        finally:
+            work.finish(toml.parent.name)
     infos.sort(key=lambda i: (LEVEL_ORDER.get(i.level, len(LEVEL_ORDER)), i.name))
     return Catalog(infos, problems)
 

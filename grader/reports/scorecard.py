@@ -17,7 +17,7 @@ from grader.reports.headline import NOT_RUN, StatusCount, fmt_duration, fmt_poin
 from grader.reports.model import FINDING_LABELS, VIOLATION_LABELS, CheckResult, LoadError, Report, Status, Timing, Visibility
 from grader.reports.problems import ProblemGroup, group_problems
 from grader.reports.redact import for_audience
-from grader.reports.views import (SYMBOLS, CheckView, DiagnosisView, FindingView, FollowUpView, HitView, LoadErrorView,
+from grader.reports.views import (SYMBOLS, CheckView, DiagnosisView, FindingView, FollowUpView, ForbiddenView, LoadErrorView,
                                   check_audience, check_view, diagnosis_view, follow_up_view)
 
 
@@ -38,7 +38,7 @@ class ScorecardView:
     counts: list[StatusCount]  # the statuses that occur
     checks: list[CheckView]
     problems: list[CheckView]  # not redacted, failed / error / timeout
-    forbidden: list[HitView]
+    forbidden: list[ForbiddenView]
     findings: list[FindingView]
     warnings: list[str]
     environment: list[tuple[str, str]]  # (label, value), empty values left out
@@ -113,9 +113,12 @@ def _hidden_summary(report: Report, audience: str) -> str:
     if not hidden:
         return ""
     passed = sum(c.status is Status.PASSED for c in hidden)
+    not_run = sum(c.not_run for c in hidden)  # the file never ran: "not passed" would say they failed
     points = fmt_points(sum(c.max_score for c in hidden))
-    line = (f"{len(hidden)} hidden check{'s' if len(hidden) != 1 else ''} ({points} points): "
-            f"{passed} passed, {len(hidden) - passed} not passed")
+    failed = len(hidden) - passed - not_run
+    told = [f"{passed} passed", *([f"{failed} not passed"] if failed or not not_run else []),
+            *([f"{not_run} not run"] if not_run else [])]
+    line = f"{len(hidden)} hidden check{'s' if len(hidden) != 1 else ''} ({points} points): {', '.join(told)}"
     return line + (" (their inputs and expected values stay hidden)" if audience == "candidate" else "")
 
 
@@ -154,6 +157,20 @@ def _counts(report: Report) -> list[StatusCount]:
     return [c for c in counts if c.n] + ([StatusCount(NOT_RUN_SYMBOL, NOT_RUN, not_run)] if not_run else [])
 
 
+def forbidden_views(report: Report) -> list[ForbiddenView]:
+    """The report's forbidden hits, one view per API. A static hit's ``where`` names the module the file ran
+    under (``clip_grad.py:5``); a reader knows the file by the name it was submitted as (``forbidden.py``)."""
+    name = report.environment.submission_name
+    out = []
+    for api in dict.fromkeys(h.api for h in report.forbidden):
+        hits = [h for h in report.forbidden if h.api == api]
+        written = [f"{name or h.where.rpartition(':')[0]} line {h.where.rpartition(':')[2]}" for h in hits
+                   if h.how == "static"]
+        out.append(ForbiddenView(api, tuple(dict.fromkeys(written)), len({h.where for h in hits if h.how == "runtime"}),
+                                 tuple(dict.fromkeys(h.via for h in hits if h.via))))
+    return out
+
+
 def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     """The report as ``audience`` may see it: hidden checks' details withheld for a candidate."""
     check_audience(audience)
@@ -162,7 +179,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     audience = "candidate" if redacted_copy else audience  # a stored candidate copy shows as one
     checks = [check_view(c, redacted_copy=redacted_copy, graded=report.graded) for c in report.checks]
     # for_audience already named a hidden check's hits and findings by its safe name, never its id.
-    forbidden = [HitView(h.api, h.how, h.where, h.via) for h in report.forbidden]
+    forbidden = forbidden_views(report)
     findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what, f.where, f.how) for f in report.findings]
     # The subset's violations first: any one left every check not run. The text is the judge's own.
     findings = [FindingView("violation", VIOLATION_LABELS[v.code], f"{v.text}: {v.fix}" if v.fix else v.text, v.where,

@@ -107,6 +107,18 @@ def _counts(v: ScorecardView) -> Text:
     return counts
 
 
+def preview(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` for a table cell: whole when it fits, else cut where a clause ends (never mid-word) with "…";
+    the whole message is under "What went wrong"."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    cut = max(head.rfind(mark) for mark in (" (", "; ", ": ", ", "))
+    if cut < limit // 2:
+        cut = head.rfind(" ")
+    return (head[:cut] if cut > 0 else head).rstrip(" :;,") + " …"
+
+
 def _checks_table(v: ScorecardView) -> Table:
     table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, title="Checks", title_justify="left",
                   title_style="bold")
@@ -123,9 +135,7 @@ def _checks_table(v: ScorecardView) -> Table:
         elif c.redacted:
             message = Text("")
         else:
-            summary = shown(c.summary)
-            if len(summary) > MESSAGE_CHARS:
-                summary = summary[: MESSAGE_CHARS - 1] + "…"
+            summary = preview(shown(c.summary))
             message = Text(summary)
             if c.forbidden_unmentioned:
                 message.append(f"{' ' if summary else ''}forbidden: {', '.join(c.forbidden_unmentioned)}", style="red")
@@ -200,14 +210,11 @@ def _problem(g: ProblemGroup, *, graded: bool) -> Group:
 
 
 def _forbidden(v: ScorecardView) -> Group:
-    """Hits grouped by API: a long API name gets its own line instead of a folded table cell."""
-    by_api: dict[str, list[str]] = {}
-    for h in v.forbidden:
-        by_api.setdefault(h.api, []).append(f"{h.how}: {h.where}" + (f" (as {h.via})" if h.via else ""))
+    """Each forbidden API once: where the file writes it, and how many checks it cost (the table names them)."""
     parts: list = [Text("Forbidden APIs used", style="bold red")]
-    for api, hits in by_api.items():
-        parts.append(Text.assemble(("✗ ", "red"), (shown(api), "bold")))
-        parts += [Text(f"    {shown(hit)}", overflow="fold") for hit in hits]
+    for f in v.forbidden:
+        parts.append(Text.assemble(("✗ ", "red"), (shown(f.api), "bold")))
+        parts += [Text(f"    {shown(line)}", overflow="fold") for line in f.lines]
     return Group(*parts, "")
 
 

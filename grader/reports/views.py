@@ -101,11 +101,25 @@ class LoadErrorView:
 
 
 @dataclass(frozen=True)
-class HitView:
+class ForbiddenView:
+    """One forbidden API, told once: where the file writes it, and during how many checks it was called (each
+    of them earned nothing; the checks table names them)."""
+
     api: str
-    how: str
-    where: str
-    via: str = ""  # the private spelling the source used, when not the API's own name
+    written: tuple[str, ...]  # "forbidden.py line 5": the file as submitted, never the module name it ran under
+    called_in: int  # checks during which the sandbox saw it called
+    via: tuple[str, ...] = ()  # the private spellings the source used, when not the API's own name
+
+    @property
+    def called_line(self) -> str:
+        n = self.called_in
+        return f"called during {n} check{'s' if n != 1 else ''}: no credit for {'it' if n == 1 else 'them'}" if n else ""
+
+    @property
+    def lines(self) -> list[str]:
+        """The terminal's lines: where it is written (and under which spelling), then what it cost."""
+        written = [f"written at {', '.join(self.written)}" + (f" (as {', '.join(self.via)})" if self.via else "")]
+        return [*(written if self.written else []), *([self.called_line] if self.called_in else [])]
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,11 @@
 """The judge as a pytest plugin: checks are ordinary tests; this turns them into scored outcomes.
 
-Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
-the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
-chosen for grading, and one outcome per collected check, written as JSON lines
-to ``--grader-events`` (so a judge killed half-way still leaves what it found): the typed events of
-``grader.wire.events``, which says what each line holds.
-
-An author can run the checks against any file the same way:
-``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``.
-That run uses the local sandbox unless ``--grader-sandbox docker`` is given: the
-same worker over a pipe that a candidate's ``--sandbox local`` grading uses, so
-an author sees what a candidate gets, and candidate code never runs in the judge.
+Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture, the markers (``points``,
+``visibility``, ``hint``, ``gpu``), hypothesis settings for grading, and one outcome per check,
+written as JSON lines (``grader.wire.events``) to ``--grader-events`` as they happen. An author runs
+the checks against any file with ``pytest exercises/attention/checks -p grader.judge.plugin
+--grader-submission FILE``: the local sandbox unless ``--grader-sandbox docker``, the same worker a
+candidate's ``--sandbox local`` grading uses, so candidate code never runs in the judge.
 """
 
 from __future__ import annotations

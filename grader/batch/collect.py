@@ -4,8 +4,8 @@ A hand-in zip (``grader hand-in``) holds ``<candidate>/<exercise>/<file>.py`` an
 zip is the sender's, so: its candidate is the one ``HANDIN.toml`` names, and its file name must start
 with ``<candidate>-<exercise>``, else nothing is collected; only those two entries are taken, every
 other one refused and reported, never written; the file's sha256 is checked against ``HANDIN.toml``'s
-and recorded either way; nothing is overwritten: each hand-in is kept under ``handins/<n>-<zip
-sha256>/`` with a ``collected.toml`` and the newest copied beside, where ``grader batch`` grades it;
+and recorded either way; nothing is overwritten: each hand-in is kept under
+``handins/<n>-<zip sha256>/`` with a ``collected.toml``, the newest copied beside for ``grader batch``;
 a candidate name that reads like another folder's is refused, naming both.
 """
 

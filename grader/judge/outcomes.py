@@ -4,8 +4,8 @@
 assertion about the candidate's answer (the ``expect_*`` helpers, ``candidate_raises``,
 ``assert_close``, an author's ``pytest.fail``) is **failed**; the candidate's code raising or the
 sandbox giving no answer is **error**, a timeout **timeout**; anything else the check's own code
-raised is **check_error**, the grader's bug, never the candidate's failure ("not graded"; ``grader
-validate`` fails the exercise). In a hypothesis exception group, one such leaf makes it a check error.
+raised is **check_error**, the grader's bug, never the candidate's failure ("not graded";
+``grader validate`` fails the exercise). In a hypothesis exception group, one such leaf makes it a check error.
 """
 
 from __future__ import annotations

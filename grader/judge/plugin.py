@@ -3,9 +3,10 @@
 Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture, the markers (``points``,
 ``visibility``, ``hint``, ``gpu``), hypothesis settings for grading, and one outcome per check,
 written as JSON lines (``grader.wire.events``) to ``--grader-events`` as they happen. An author runs
-the checks against any file with ``pytest exercises/attention/checks -p grader.judge.plugin
---grader-submission FILE``: the local sandbox unless ``--grader-sandbox docker``, the same worker a
-candidate's ``--sandbox local`` grading uses, so candidate code never runs in the judge.
+the checks on any file with
+``pytest exercises/attention/checks -p grader.judge.plugin --grader-submission FILE``: the local
+sandbox unless ``--grader-sandbox docker``, the same worker a candidate's ``--sandbox local`` grading
+uses, so candidate code never runs in the judge.
 """
 
 from __future__ import annotations

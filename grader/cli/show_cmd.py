@@ -1,6 +1,6 @@
 """``grader show NAME``: an exercise's prompt in the terminal, with what it is worth and what to edit.
 
-The prose is rendered as Markdown, wrapped to the terminal. Code blocks never are (issue 30.8): a
+The prose is rendered as Markdown, wrapped to the terminal. Code blocks never are: a
 command or an example cut mid-expression cannot be copied, so each block is printed exactly as the
 author wrote it, one source line per output line, whatever the width, piped or not.
 """

@@ -22,7 +22,7 @@ from grader.wire.grant import Flavor
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"
-#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost (issue 26).
+#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost.
 #: 1: only which checks, read as wrong answers. Every older format still reads (as the cpu record).
 RECORD_VERSION = 3
 #: The first format whose signatures say how each check was lost.

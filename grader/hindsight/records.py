@@ -3,9 +3,9 @@
 Each mutant's *signature* (the checks it loses points on, as ``grader validate`` learns) lets a grading
 name the mistake a candidate most likely made (:mod:`grader.hindsight.diagnosis`) without grading any
 mutant. A signature holds only for what it was measured on, so the record carries the exercise's
-fingerprint and the reference's and mutants' sha256, and is trusted only while they match. Signatures
-are kept per flavour (``cpu``, ``cuda``). The record names hidden checks, so it is judge-side, never in
-a candidate's pack. See docs/decisions/stale-record-warning.md.
+fingerprint and the reference's and mutants' sha256; grading trusts it only while the fingerprint
+matches. Signatures are kept per flavour (``cpu``, ``cuda``). The record names hidden checks, so it is
+judge-side, never in a candidate's pack. See docs/decisions/stale-record-warning.md.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ A report's headline (score, max score) is a function of its per-check results an
 can write a stored copy can change it without touching the checks. So every reader goes through
 :func:`edits` (:func:`report_from_json` calls it): a stored headline that disagrees with the checks is
 refused as edited, naming the field and both values. Flags are never stored: :func:`report_flags`
-computes them. Derived: a check's points (pass/fail), score and max score over checks not skipped, a
-graded report's having checks, no credit where the sandbox's nets saw something or anywhere after
-tampering. A consistent forgery of everything is what signatures and ``grader regrade`` are for.
+computes them. Derived: a check's points (pass/fail); score and max score over checks not skipped; no
+score when not graded, a check at least when graded; no credit where the sandbox's nets saw something,
+none anywhere after tampering. A consistent forgery is what signatures and ``grader regrade`` are for.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Which folder of exercises (and of solutions) a command reads, and how a name finds its exercise there.
 
-Two kinds of command, two rules (issue 25.4 and issue 30.2):
-
-- **Grading** (``submit``, ``batch``, ``regrade``, ``bundle``): the *installed* catalog (the
-  ``exercises/`` folder beside the grader package) or a folder the user names with
-  ``--exercise-root``. Never the current folder: a candidate's returned workspace can carry
-  its own ``exercise.toml``, ``probes.py`` and ``checks/conftest.py``, and an exercise's checks
-  run in the judge, on the host. Run inside another grader checkout, a grading command says so
-  in one line, with the exact option that would use it (:func:`grading_catalog`).
-- **Authoring** (``new``, ``validate``, ``list``, ``show``, ``init``, ``pack``): the checkout
-  around the current folder (a folder holding ``exercises/`` and ``solutions/`` beside a
-  ``pyproject.toml`` naming ``grader``), else the installed one; each says which it uses when it
-  is not the installed one, so an author in a clone writes into and reads from that clone.
-
-A name is looked up in the chosen catalog only. A path is accepted where a name is expected
-only when it is that catalog's own folder of that name (resolved), so ``exercises/attention``
-typed at the root of the checkout still works; any other folder is refused, naming
-``--exercise-root``.
+Grading commands (``submit``, ``batch``, ``regrade``, ``bundle``) read the installed catalog or
+``--exercise-root``, never the current folder: a returned workspace can carry its own checks, and
+checks run on the host (:func:`grading_catalog`). Authoring commands (``new``, ``validate``, ``list``,
+``show``, ``init``, ``pack``) read the checkout around the current folder, else the installed one, and
+say which. An exercise is never taken from a path: a name is looked up in the chosen catalog, and a
+path only stands for that catalog's own folder of that name. See docs/decisions/catalogs.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """How the grader starts Python: never importing from the folder the user ran it in.
 
-``python -m X`` puts the current folder first on ``sys.path``, so a ``random.py``
-(or ``json.py``, ``torch.py``...) in the folder where ``grader submit`` runs would
-shadow the real module in the judge, and every grading would be "not graded".
-Every Python process the grader starts (the warm judge server, a cold judge, the
-local sandbox worker, the worker inside the container) gets its command line
-from :func:`python_argv`, which adds ``-P`` (Python 3.11's safe path: neither the
-script's nor the current folder goes on ``sys.path``), and runs in a folder of its
-own (a fresh temporary one; ``/tmp`` in the container), never the caller's.
-
-Not ``-I``: isolated mode also ignores ``PYTHONPATH`` and the user site-packages,
-which is how a development checkout or a ``pip install --user`` of the grader is
-found, and the judge must import the same grader as the command that started
-it. ``PYTHONPATH`` is passed on as :func:`child_environment` rewrites it: relative
-entries made absolute against the folder the grader was started from (what they
-meant there), empty ones, which mean "the current folder", dropped.
+A ``random.py`` in the folder where ``grader submit`` runs would shadow the real module in the judge.
+So every Python process the grader starts gets its command line from :func:`python_argv`, which adds
+``-P`` (neither the script's nor the current folder on ``sys.path``), and runs in a folder of its own,
+never the caller's. Not ``-I``, which would drop ``PYTHONPATH`` and user site-packages, how a
+development grader is found; :func:`child_environment` passes ``PYTHONPATH`` on with relative entries
+made absolute and empty ones dropped. See docs/decisions/child-python.md.
 """
 
 from __future__ import annotations

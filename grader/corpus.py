@@ -1,14 +1,10 @@
 """An exercise's held-in corpus: the reference, the stub, other correct answers and plausible mistakes.
 
-``solutions/<name>/`` holds the reference (``<submission file>``), ``variants/`` (other
-correct answers, written differently), ``mutants/`` (plausible wrong answers; CI grades
-these) and ``more_mutants/`` (more of the same, graded on request). A mutant is either a
-whole file (``NAME.py``, its docstring saying the mistake) or, where the mistake is a few
-lines, a patch against the reference (``NAME.diff``, see :mod:`grader.mutant_patch`).
-
-Everything that reads the corpus (``grader validate``, the folder tests, the parity and
-similarity benches) goes through :class:`CorpusFile`, so a patch is graded, audited and
-described exactly as the file it stands for.
+``solutions/<name>/`` holds the reference, ``variants/`` (other correct answers), ``mutants/``
+(plausible wrong answers; CI grades these) and ``more_mutants/`` (graded on request). A mutant is a
+whole file (its docstring saying the mistake) or a patch against the reference (``NAME.diff``,
+:mod:`grader.mutant_patch`). Everything that reads the corpus goes through :class:`CorpusFile`, so a
+patch is graded, audited and described exactly as the file it stands for.
 """
 
 from __future__ import annotations

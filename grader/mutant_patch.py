@@ -1,33 +1,11 @@
 """A mutant written as a patch: the few lines that make the reference wrong, and what the mistake is.
 
-A mistake is best reviewed as the lines that change (mutmut and cosmic-ray show their
-mutants that way), and a whole copy of the reference per mistake drowns those lines
-and must be edited again with every change to the reference. So a mutant may be
-``solutions/<name>/mutants/<mutant>.diff``: a description, then a unified diff against
-the reference, as ``diff -u`` or ``git diff`` writes it::
-
-    Mutant: scaling = r / alpha (the ratio upside down).
-
-    --- lora.py
-    +++ lora.py
-    @@ -23 +23 @@
-    -        self.scaling = alpha / r
-    +        self.scaling = r / alpha
-
-Every line before the first ``--- `` (or ``diff --git``) line is the description: what a
-docstring says for a whole-file mutant, the mistake in words. Then the diff of one file,
-the reference: its name stands on the ``---`` or the ``+++`` line (``a/NAME``, a
-path, or ``diff -u NAME /tmp/copy.py``'s two names are all fine). ``patch`` and
-``git apply`` read the file as it is.
-
-Applied strictly, as ``git apply`` does by default: every context and removed line must
-be the reference's, byte for byte, with no fuzz. A hunk may sit a few lines from the
-line its header names (the reference gained or lost lines above it); the nearest exact
-match wins. Anything else is a :class:`MutantPatchError` naming the patch, the hunk and
-the line that differs, never a mutant graded on a half-applied file.
-
-Parsing is unidiff's (hunk headers, counts, "No newline" markers); what applying means
-here is ours.
+``solutions/<name>/mutants/<mutant>.diff`` is a description (every line before the first ``--- `` or
+``diff --git``), then a unified diff of the reference as ``diff -u`` or ``git diff`` writes it. It is
+applied strictly, as ``git apply`` does: context and removed lines byte for byte, no fuzz, a hunk at
+the nearest exact match to its header's line. Anything else is a :class:`MutantPatchError` naming the
+patch, the hunk and the line, never a mutant graded on a half-applied file. Parsing is unidiff's;
+applying is ours. Why patches, and the format: docs/decisions/mutant-patches.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """A new exercise from a template: the smallest pair of folders that ``grader validate`` passes.
 
-``grader new NAME`` writes ``exercises/NAME/`` (the prompt with its Contract, Decisions
-and language subset, ``exercise.toml``, the stub, the probes, two checks, one public
-example, the interview guide) and ``solutions/NAME/`` (the reference, two variants, six
-mutants, most as patches, the contract table) for a trivial contract: ``scale(x, factor)``
-returns ``x * factor`` and leaves ``x`` alone. Every file already follows the authoring
-rules (:mod:`grader.authoring`) as written, the counts of variants and mutants included,
-so an author replaces the contract and keeps a folder that validates at each step
-(AUTHORING.md walks through it). Only ``mistakes.json`` is missing: it is measured by
-grading (``grader validate NAME --more --record``), and its absence is a warning.
-
-The template is text here rather than a folder of ``.py`` files: a half-filled stub or
-check in the package would be imported, linted and collected as if it were code.
+``grader new NAME`` writes ``exercises/NAME/`` and ``solutions/NAME/`` for a trivial contract
+(``scale(x, factor)`` returns ``x * factor`` and leaves ``x`` alone), every file already following the
+authoring rules (:mod:`grader.authoring`), so an author replaces the contract and keeps a folder that
+validates at each step (AUTHORING.md). Only ``mistakes.json`` is missing (measured by
+``grader validate NAME --more --record``; its absence is a warning). The template is text here, not
+``.py`` files: a half-filled stub in the package would be imported, linted and collected as code.
 """
 
 from __future__ import annotations

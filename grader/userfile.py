@@ -1,23 +1,12 @@
 """Read a file someone else handed us: only a regular file, never through a link, never past a size cap.
 
-A submissions folder comes from outside (an unpacked zip or tar keeps symbolic
-links), so a "file" in it may be a link to the reference solution, a FIFO that
-blocks the reader forever, or ``/dev/zero``. :func:`read_user_file` is the one
-way the host reads such a file, for ``grader batch`` and ``grader submit`` alike:
-
-- no symbolic link is followed: not the file itself (``O_NOFOLLOW``) and, with
-  ``under``, no folder between ``under`` and the file either (each one opened
-  with ``O_NOFOLLOW | O_DIRECTORY`` relative to the one before);
-- the kind and the size are decided by ``fstat`` on the descriptor that is then
-  read, so nothing can be swapped between the check and the read; the file is
-  opened ``O_NONBLOCK`` (a FIFO's open cannot block) and a path that ``lstat``
-  already shows is no regular file is never opened at all (a device's open can
-  have effects);
-- at most ``limit + 1`` bytes are read, so a file that grows while it is read
-  is still refused.
-
-Every refusal is an :class:`Unreadable` whose ``reason`` completes a sentence
-about the file ("is a symbolic link; ...").
+A submissions folder comes from outside, so a "file" may be a link to the reference solution, a FIFO
+that blocks forever or ``/dev/zero``. :func:`read_user_file` is the one way the host reads one: no
+symbolic link is followed (``O_NOFOLLOW``, and with ``under`` each folder opened relative to the one
+before); kind and size come from ``fstat`` on the descriptor then read (nothing swapped between check
+and read; opened ``O_NONBLOCK``; no open of what ``lstat`` shows is no regular file); at most
+``limit + 1`` bytes are read. Every refusal is an :class:`Unreadable` whose ``reason`` completes a
+sentence about the file ("is a symbolic link; ...").
 """
 
 from __future__ import annotations

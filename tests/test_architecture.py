@@ -28,6 +28,7 @@ own line (neighbours are independent of each other by design). Why this order:
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,12 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: No module needs scrolling.
 MAX_LINES = 400
+#: A module's docstring says what it does and why; reasons, history and figures go to docs/decisions/.
+MAX_DOCSTRING_LINES = 10
+#: An issue number in code ("issue 25.4", "(issues 30)", "issue #7") means nothing to a reader of the code.
+ISSUE_NUMBER = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+#: Third-party files shipped as they are: they cite their own project's issues.
+VENDORED = PACKAGE / "serve" / "static" / "codemirror"
 
 
 def _module_name(path: Path) -> str:
@@ -175,6 +182,38 @@ def test_no_unit_imports_one_above_it_or_beside_it():
 def test_no_module_over_the_line_limit(module):
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{MODULES[module].relative_to(PACKAGE.parent)}: {lines} lines; split it along its concepts"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_docstring_over_the_line_limit(module):
+    """A module docstring says what the module does and why, in at most ten lines (its quotes included)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    if ast.get_docstring(tree) is None:
+        return
+    first = tree.body[0]
+    lines = first.end_lineno - first.lineno + 1
+    assert lines <= MAX_DOCSTRING_LINES, (
+        f"{MODULES[module].relative_to(PACKAGE.parent)}: a {lines}-line module docstring; keep what the module does "
+        f"and why in {MAX_DOCSTRING_LINES} lines, and move reasons, history and figures to "
+        "docs/decisions/<short-name>.md (one short file per decision), linked as 'See docs/decisions/<name>.md.'")
+
+
+def test_no_file_under_grader_cites_an_issue_number():
+    """Code says what holds and why in words; the issue tracker's numbers belong to commits and docs/decisions/."""
+    cited = []
+    for path in sorted(p for p in PACKAGE.rglob("*") if p.is_file() and VENDORED not in p.parents):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        cited += [f"{path.relative_to(PACKAGE.parent)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}"
+                  for m in ISSUE_NUMBER.finditer(text)]
+    assert cited == [], "say what the issue decided instead of its number (the reason, if long, in docs/decisions/)"
+
+
+def test_the_issue_number_pattern_finds_citations_and_nothing_else():
+    assert all(ISSUE_NUMBER.search(t) for t in ("(issue 25.4)", "issues 30 and 31", "Issue #7", "issue\n26"))
+    assert not any(ISSUE_NUMBER.search(t) for t in ("issued 3 keys", "an issue with 3 checks", "tissue 4", "issue"))
 
 
 def test_what_is_staged_into_the_sandbox_imports_nothing_of_ours_but_itself():

@@ -1,19 +1,11 @@
 """Every rule of the prompt names the check that holds it: ``solutions/<name>/contract.toml``, kept true.
 
-A README paragraph that states a rule with no check behind it is a rule a candidate can
-break for free (issue 14: "x itself is never modified" held by nothing). The table maps
-pieces of the prompt, word for word, to what holds them; these rules fail when a paragraph
-of the prompt has no row, a row quotes text the prompt no longer has, a row names a check
-that does not exist, or a check holds no sentence. The table lives beside the corpus
-(judge side, never shipped with the prompt, outside the checks' fingerprint).
-
-The unit is a paragraph of the README (list items and prose alike) outside "Example" and
-"Trying it"; a paragraph holding several rules gets one row per rule. Code blocks there
-(signatures) may be quoted, for a rule only a signature states (a default), but need no row.
-A value is a list of check ids (test function names in checks/), ``"forbidden:API"`` (for an
-API in exercise.toml's forbidden list) and ``"subset"`` (the judge's subset check, for the
-prompt's "What your file may use"), or the string ``"not checked: <why>"`` for what is not
-a rule (a definition, advice, a promise about the checks' own inputs).
+A README rule with no check behind it is a rule a candidate can break for free ("x itself is never
+modified", held by nothing). The table maps each paragraph of the README outside "Example" and "Trying
+it" (one row per rule; code blocks may be quoted but need no row), word for word, to a list of check
+ids, ``"forbidden:API"``, ``"subset"``, or ``"not checked: <why>"`` for what is no rule. These rules
+fail on a paragraph with no row, a row quoting text the prompt no longer has, a check that does not
+exist, or a check holding no sentence. The table is judge side, outside the checks' fingerprint.
 """
 
 from __future__ import annotations

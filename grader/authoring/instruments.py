@@ -1,17 +1,12 @@
 """Probes measure out of the candidate's reach: nothing measured lives on an object the candidate is handed.
 
-Whatever a probe gives the candidate's code (a model, a block, an optimizer, a scaler, a
-tensor) is theirs to read and rewrite: its attributes, any list it holds, its hooks
-(``module._forward_hooks``, ``tensor._backward_hooks``). A saved-tensor hooks context of
-theirs runs inside the probe's and hides what autograd saves from it. So ``probes.py`` and
-``shared.py`` register no hook, open no ``saved_tensors_hooks`` context and keep no log on an
-object; they record in a ``probekit.Ledger`` the object finds by its identity
-(``probekit.attached``) and measure what stays alive with ``probekit.Allocations``. A line
-that registers a hook as part of the scenario under test (an owner's own hook the candidate
-must leave alone) says so with a ``# not an instrument: <why>`` comment.
-
-An exercise whose probes measure with the kit's instruments holds a mutant that forges them
-(its description says "forges"): grading proves the forgery loses points.
+Whatever a probe gives the candidate's code is theirs to read and rewrite, hooks included, and a
+saved-tensor hooks context of theirs hides what autograd saves. So ``probes.py`` and ``shared.py``
+register no hook, open no ``saved_tensors_hooks`` context and keep no log on an object: they record in
+a ``probekit.Ledger`` (found by identity, ``probekit.attached``) and measure with
+``probekit.Allocations``. A hook that is part of the scenario says so: ``# not an instrument: <why>``.
+An exercise whose probes use the kit's instruments holds a mutant that forges them ("forges" in its
+description): grading proves the forgery loses points.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """The interview guide (``interview.toml``): spoken questions tied to checks and mutants that exist.
 
-Every exercise has a guide of 5 to 8 questions, both kinds (``failed``: about a mistake;
-``passed``: deeper), at least three deeper ones so that a candidate with full marks still
-gets three. Each is spoken: ``ask`` ends with ``?``, ``answer`` is 40 to 600 characters a
-panel member can read aloud. Every check a question is tied to is a check of ``checks/``,
-every mutant a file of ``solutions/<name>/mutants`` or ``more_mutants``; and a ``failed``
-question naming both a mutant and checks asks about a check that mutant fails (from the
-mistake record), or it would be suggested for the wrong reason.
-
-That the guide never reaches a candidate is the grader's own behaviour
-(``Exercise.public_files``), held by tests/test_interview.py, not an author's rule.
+Every exercise has 5 to 8 questions of both kinds (``failed``: about a mistake; ``passed``: deeper, at
+least three, so a candidate with full marks still gets three). Each is spoken: ``ask`` ends with ``?``,
+``answer`` is 40 to 600 characters. Every tied check and mutant exists, and a ``failed`` question naming
+both asks about a check that mutant fails (from the mistake record). That the guide never reaches a
+candidate is ``Exercise.public_files``'s behaviour, held by tests/test_interview.py.
 """
 
 from __future__ import annotations

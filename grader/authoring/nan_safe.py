@@ -1,21 +1,12 @@
 """No check compares a measured number by hand: a NaN passes ``if abs(got - want) > tol: fail``.
 
-Every ordering comparison is False when a side is NaN, so a check that fails on
-``error > tol`` passes a NaN (grad_accumulation's and ddp_step's loss checks did).
-Checks compare numbers through grader.judge (``expect_scalar``, ``expect_bounded``,
-``expect_close``), which prove the value finite first. This scan of an exercise's
-``checks/`` (its top-level modules, helpers included) flags:
-
-- ``allclose``/``isclose`` of any module, and ``equal_nan=``/``nan_ok=`` other than
-  ``False`` (use ``expect_close(..., nan_where_expected=True)``);
-- ``<``, ``<=``, ``>``, ``>=`` with a *measured* side: built with ``abs``/``min``/``max``/
-  ``float``/``sum``, a reduction or ``.item()`` (``.abs()``, ``.norm()``, ``.max()``, ...),
-  a subtraction; or a name assigned from one in the same function;
-  or a call to a function of the exercise's checks that returns one.
-
-Integer-valued sides (``len``, ``int``, ``.numel()``, ``.count()``, ``.index()``,
-``.dim()``) are not measured. A comparison on the judge's own numbers (a
-reference implementation) may carry ``# nan-safe: <why>`` on its line.
+Every ordering comparison is False when a side is NaN, so such checks pass a NaN (grad_accumulation's
+and ddp_step's loss checks did). Checks compare through grader.judge (``expect_scalar``,
+``expect_bounded``, ``expect_close``), which prove the value finite first. This scan of ``checks/``
+flags ``allclose``/``isclose`` and ``equal_nan=``/``nan_ok=`` other than ``False``, and ``<``, ``<=``,
+``>``, ``>=`` with a *measured* side (``abs``/``min``/``max``/``float``/``sum``, a reduction, ``.item()``,
+a subtraction, a name or checks' function returning one). Integer-valued sides (``len``, ``.numel()``...)
+are not measured; a comparison on the judge's own numbers may carry ``# nan-safe: <why>``.
 """
 
 from __future__ import annotations

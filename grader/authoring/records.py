@@ -1,18 +1,10 @@
 """The mistake record (``mistakes.json``) is measured on today's files: checks, probes, reference and mutants.
 
-A grading names the mistake it looks like only from a record measured on the checks as
-they are (``grader.hindsight.records``); a record written before the last change to a check, the
-reference or a mutant names nothing, or the wrong thing. These rules say what changed
-since it was written and the command that writes it again.
-
-**A warning, not an error, for ``grader validate``.** A record can only be written by
-grading (``grader validate NAME --more --record``), so while an author edits a check, a
-mutant or the reference, the record is stale at every step; failing validate for it would
-make the author record after every edit, or stop using validate as the tool that says
-whether the checks are right. It is printed as a warning on every run, ``--strict`` makes
-it fail (what CI wants for a finished exercise), and the repository's tests hold every
-stored record current: a finished exercise never ships a stale one. A record that cannot be
-read at all is an error: gradings would fail on it.
+A grading names the mistake it looks like only from a record measured on the checks as they are
+(``grader.hindsight.records``); these rules say what changed since it was written and the command
+that writes it again. A stale record is a warning for ``grader validate`` (an error with ``--strict``,
+and the repository's tests hold every stored record current); a record that cannot be read is an error.
+See docs/decisions/stale-record-warning.md.
 """
 
 from __future__ import annotations

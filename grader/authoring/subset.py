@@ -1,19 +1,11 @@
 """The judge's source audit on the author's own files: no false alarm on an honest one, each forbidden mutant caught.
 
-The judge decides from a file's source what it may run (``grader.subset.audit``): the
-exercise's language subset, and its forbidden APIs. The same audit, on the files an author
-writes, must say what the author means:
-
-- the stub holds no forbidden API and stays in the subset (a candidate starts from it);
-- a public example stays in the subset widened by ``pytest``, the candidate's module, and
-  what the example's harness declares on a line of its own,
-  ``# example harness: os.path, torch.multiprocessing (why)`` (it spawns the ranks, builds a
-  model to export...): the example is run by the candidate, never graded, and may compare
-  with torch's own implementation, so a forbidden API is fine there;
-- the reference and every variant: no forbidden API, no violation (a false alarm would
-  cost an honest candidate every point);
-- exactly those mutants whose description (or file name) says "forbidden" use a forbidden
-  API, so the mistake the panel reads is the one the audit saw.
+The same audit (``grader.subset.audit``) on an author's files must say what the author means: the stub
+holds no forbidden API and stays in the subset; a public example stays in the subset widened by
+``pytest``, the candidate's module and what its harness declares (``# example harness: os.path (why)``),
+forbidden APIs allowed, since it is run by the candidate and never graded; the reference and every
+variant have no forbidden API and no violation (a false alarm costs an honest candidate every point);
+exactly the mutants whose description (or name) says "forbidden" use a forbidden API.
 """
 
 from __future__ import annotations

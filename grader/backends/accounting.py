@@ -1,29 +1,11 @@
 """The sandbox's own clocks, read from outside it: the CPU time it used and the time it waited for a CPU.
 
-Call deadlines are charged to the sandbox (``grader.backends.deadlines``), so the judge
-reads what the kernel counted for it, never what the sandbox says:
-
-- **Docker**: the container's cgroup. CPU time from ``cpuacct.usage`` (cgroup v1, in
-  whichever hierarchy holds the cpuacct controller: ``cpu,cpuacct`` or ``cpuacct``) or
-  ``cpu.stat``'s ``usage_usec`` (cgroup v2). Time waited for a CPU from ``cpu.pressure``
-  (v2's pressure stall information: time at least one of its tasks was runnable and not
-  running) or else the sum of its threads' run delays (``/proc/<tid>/schedstat``). The
-  cgroup is found from the container's first process (``/proc/<pid>/cgroup`` and the
-  judge's mount table), or from the engine's usual places for a container id.
-- **Local**: the worker's session, the processes it started included (waited-for children
-  through ``cutime``/``cstime``), from ``/proc/<pid>/stat`` and the threads' run delays.
-
-A counter that cannot be read is None, and :attr:`Meter.unavailable` says why in plain
-words (the report's warning): the deadlines then fall back to the wall clock. Reading
-never raises.
-
-Without pressure information, the time waited is the longest wait of any one thread
-between two looks (:class:`RunDelays`): never more than the time some thread waited, so
-no number of threads stretches the ceiling; less where threads waited by turns, which
-only brings the ceiling sooner for a starved call that sleeps too. A thread the sandbox
-demoted itself (``SCHED_BATCH``, ``SCHED_IDLE``, a nicer nice than its first process's)
-waits by its own choice: its waits are the sandbox's, never counted as the host's, and a
-container with one is read thread by thread, since pressure cannot tell them apart.
+Call deadlines are charged to the sandbox (``grader.backends.deadlines``), so the judge reads what the
+kernel counted for it, never what the sandbox says: for Docker the container's cgroup (CPU usage, and
+pressure stall information or the threads' run delays), for the local sandbox the worker's session
+from ``/proc``. A counter that cannot be read is None and :attr:`Meter.unavailable` says why in plain
+words (the report's warning); the deadlines then fall back to the wall clock. Reading never raises.
+See docs/decisions/call-deadlines.md.
 """
 
 from __future__ import annotations

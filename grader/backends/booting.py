@@ -1,27 +1,11 @@
 """Workers outside service: booted ahead on threads, and closed behind on threads.
 
-A file that times out or crashes on every call used to pay, per check, the
-removal of the lost container and the start of a fresh one (about 1.4 s under
-runc, 4.7 s under gVisor) on top of its deadline. After a worker is lost the
-sandbox client now asks for spares: workers booting on their own threads, so the
-next call finds one ready. A lost worker is closed on a thread too.
-
-The rules that keep this safe:
-
-- A spare receives nothing of any check before it is taken into service: booting
-  reads its hello, then asks it to warm up (``grader.sandbox.worker.warm_up``: torch's
-  lazy imports, paid before any call so no call's deadline is charged for them). So it
-  has seen no input of any check, and the order the judge runs checks in (visible ones
-  first, see ``grader.judge.specs.visible_first``) means the same whatever phase a
-  spare was booted in.
-- Spares are booted only after a loss, never for an honest grading, and never
-  again once the client has stopped them (the file does not import: no worker
-  will be wanted).
-- :meth:`Spares.close` closes every spare and every retired worker and waits for
-  all of them, so no container outlives the grading that started it.
-
-Generic over the worker type: the client boots ``(transport, hello)`` pairs;
-the tests boot fakes.
+After a worker is lost the sandbox client asks for spares, booting on their own threads so the next
+call finds one ready; a lost worker is closed on a thread too. A spare receives nothing of any check
+before it is taken into service (it is only greeted and warmed up), spares are booted only after a
+loss, and :meth:`Spares.close` waits for every one, so no container outlives its grading.
+Generic over the worker type: the client boots ``(transport, hello)`` pairs; the tests boot fakes.
+See docs/decisions/spare-workers.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Which sandbox a grading uses: what was asked for, or for ``auto`` what this machine can offer.
 
-A candidate practising on a laptop may have no Docker at all; ``auto`` then
-grades with the local sandbox and says so in one line, because that sandbox is
-not isolated. An explicit kind never falls back: ``docker`` without an engine
-is "not graded, rerun", which is what batch grading (always ``docker``) needs.
-
-A grading that asks for GPUs never falls back either, not even with ``auto``: it
-runs in Docker's CUDA image, or it is "not graded" saying what is missing (the
-GPU itself first, then the engine, then ``grader sandbox build --cuda``) and that
-``--sandbox local`` grades on this machine's own torch and GPU, not isolated.
-Isolation changes only when the user says so.
+Without Docker, ``auto`` grades with the local sandbox and says so in one line (it is not isolated).
+An explicit kind never falls back: ``docker`` without an engine is "not graded, rerun", as batch
+grading needs. A grading that asks for GPUs never falls back, not even with ``auto``: it runs in
+Docker's CUDA image, or it is "not graded" saying what is missing (the GPU, then the engine, then
+``grader sandbox build --cuda``) and that ``--sandbox local`` grades on this machine's own torch and
+GPU, not isolated. Isolation changes only when the user says so.
 """
 
 from __future__ import annotations

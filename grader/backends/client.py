@@ -1,20 +1,11 @@
 """The judge's handle on a sandbox: start a worker, call probes, survive whatever happens.
 
-Like pytest's ``CallInfo``, every call is a value (``CallResult``): the data the
-probe returned, the candidate's exception, or why there is no answer at all
-(timeout, crash, protocol violation), plus output and timing. The sandbox
-restarts after a crash or timeout so one bad call fails one check, not the rest;
-the replacement is a spare booted ahead (``grader.backends.booting``). Deadlines are
-charged to the sandbox's own clocks (``grader.backends.deadlines``: its CPU time, read
-from outside by ``grader.backends.accounting``, with a wall-clock ceiling), and once a
-call has timed out the later ones get a shorter deadline, so a file that hangs on
-every call costs seconds per check, not the full deadline plus a container start.
-An import that raises, crashes or hangs (under the full deadline) is remembered: every
-later call fails the same way at once instead of restarting the container for each
-check. A reply larger
-than the exercise allows (``[limits] result_mb``) is refused from its frame
-header, unread, so whatever the sandbox sends, the judge holds at most one
-in-cap frame.
+Like pytest's ``CallInfo``, every call is a value (``CallResult``): the probe's data, the candidate's
+exception, or why there is no answer (timeout, crash, protocol violation), plus output and timing. The
+sandbox restarts after a crash or timeout (a spare, ``grader.backends.booting``), so one bad call fails
+one check; deadlines are charged to the sandbox's clocks and shorten after a timeout
+(``grader.backends.deadlines``). An import that raises, crashes or hangs is remembered: later calls fail
+the same way at once. A reply over ``[limits] result_mb`` is refused from its frame header, unread.
 """
 
 from __future__ import annotations

@@ -1,45 +1,12 @@
 """How long one call of the sandbox may take, measured on the sandbox's own clocks.
 
-A deadline is a promise about the candidate's code, not about the machine, so it is
-charged to the sandbox, never to the host or a neighbour:
-
-- **CPU budget**: the CPU seconds all the sandbox's processes together may use during
-  the call (``seconds x cpus``: the CPU share the exercise grants, for that long). It is
-  read from the sandbox's cgroup (``grader.backends.accounting``), so a busy host does not
-  shorten it and the sandbox's own forks spend it.
-- **Wall-clock ceiling**: :data:`WALL_MARGIN` times the deadline by the clock, less the
-  time the sandbox waited for a CPU that the host gave to someone else, for a call that
-  mostly sleeps or blocks (it used less than :data:`IDLE_SHARE` of the CPU its share
-  allows over that time). It ends a call that hangs without spending CPU, and never cuts
-  a busy call that a busy host starved: that one ends on its CPU budget. (The kernel adds
-  a thread's current wait for a CPU to its count only when it gets one, so a starved
-  busy call looks a little less starved than it is; the share test does not depend on it.)
-- **Hard limit**: :data:`HARD_FACTOR` times the deadline in plain wall-clock seconds,
-  whatever the counters say: however starved the sandbox, a call ends.
-
-Where the sandbox's CPU time cannot be read (a rootless engine, a judge in a container,
-macOS, Windows) only the ceiling applies, in plain wall-clock seconds, and the report
-warns that a busy machine may cut a call short. Nothing here reads the load average:
-another grading's forks cannot stretch or shrink this grading's deadlines.
-
-The rule after a timeout is decided by the judge alone (:class:`CallDeadlines`), from the
-exercise's figures and the calls that timed out, never from how long answers took (a
-first call that answered in 19 s once made every later hang cost 20 s: 302 s for one
-file). The first timeout of a grading gets the full deadline. Every later call gets the
-exercise's ``call_timeout_after_timeout_s`` (the floor) plus what is left of the
-grading's *grace*, :data:`GRACE_FRACTION` of the full deadline: a call that answers
-costs the grace nothing, a call that times out spends what it was given of it. So a file
-that hangs on every call costs the full deadline, then the grace once, then the floor
-per check; and an honest call after a timeout keeps room (every timeout costs a fresh
-worker, whose first call may pay a lazy start: ddp_step's forkserver, 3.4 CPU-seconds)
-until hangs have spent the grace. Past it, an honest call needing more than the floor is
-cut too: that is the price of a bounded grading, and an exercise whose honest calls
-need more sets a higher floor. (A spare warms up before service, importing
-``torch._dynamo``, so the 1.8 CPU-seconds torch's optimizers spend on it at their first
-step are no shortened call's: ``grader.sandbox.worker.warm_up``.)
-
-Everything here is pure: the client samples the clocks (:class:`Sample`) and asks
-:class:`CallClock` whether the call is over, and when to look again.
+A deadline is a promise about the candidate's code, not about the machine, so it is charged to the
+sandbox: a CPU budget read from its cgroup, a wall-clock ceiling for a call that hangs without
+spending CPU (less the time a busy host kept it waiting), and a hard limit that always ends a call.
+After a timeout, later calls get the exercise's floor plus what is left of a fixed grace
+(:class:`CallDeadlines`), decided from the exercise's figures, never from how long answers took.
+Everything here is pure: the client samples the clocks (:class:`Sample`) and asks :class:`CallClock`
+whether the call is over. See docs/decisions/call-deadlines.md.
 """
 
 from __future__ import annotations

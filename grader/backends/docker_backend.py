@@ -1,17 +1,11 @@
 """The Docker edge: the container's configuration, its attach socket, and reaping.
 
-Kept thin on purpose (like docker-py's ``api/`` layer): ``container_kwargs`` is a
-pure function of the limits, so every limit is unit-tested without an engine;
-``DockerTransport`` only moves bytes; ``reap`` removes containers a dead grader
-left behind, found by label.
-
-The sandbox pays for what it writes: its containers log nothing on the host (log
-driver ``none``: a write to ``/proc/1/fd/2`` once filled the engine's JSON log at
-100 MB/s, on the engine's CPU), and both of its streams come to the judge over the
-attach socket, where anything that is not the protocol (stdout) is counted, dropped
-and capped at :data:`STRAY_CAP`: past it the call fails as a protocol violation and
-the container goes. The engine holds about a megabyte per stream for a reader that
-is not reading, then the writer inside the container blocks.
+Kept thin on purpose (like docker-py's ``api/`` layer): ``container_kwargs`` is a pure function of the
+limits, so every limit is unit-tested without an engine; ``DockerTransport`` only moves bytes;
+``reap`` removes containers a dead grader left behind, found by label. The sandbox pays for what it
+writes: its containers log nothing on the host, and what is not the protocol is counted, dropped and
+capped at :data:`STRAY_CAP`, past which the call fails as a protocol violation.
+See docs/decisions/sandbox-logging.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """GPU policy: what a grading asks for, whether the chosen sandbox can give it, and what happens without one.
 
-Pure functions, so the whole policy is unit-tested on machines with no GPU; what a
-machine can do is measured elsewhere (:mod:`grader.backends.gpu_probe`) and passed in:
-
-- ``--gpus SPEC`` is parsed into a request (``all``, a count, or ``device=0,1``), the
-  spellings ``docker run --gpus`` takes;
-- the exercise's policy decides whether a request is made (:func:`gpu_request`): ``none``
-  never makes one (a given --gpus is ignored, with a warning); ``optional`` makes one when
-  asked, and without one its ``gpu`` checks skip with a reason; ``required`` refuses to
-  grade without --gpus (a usage error, exit 2);
-- the sandbox backend's capabilities decide whether a request can be met
-  (:func:`plan_gpus`). One that cannot is refused before grading ("not graded", exit 3,
-  saying what is missing), never dropped: a grading that asked for a GPU either has one
-  or is not graded. The local sandbox can give one (its plan says what it passes on to
-  the worker, and that a resident-memory watchdog replaces the address-space limit,
-  which CUDA cannot start under).
+Pure functions, so the whole policy is unit-tested without a GPU; what a machine can do is measured
+by :mod:`grader.backends.gpu_probe` and passed in. ``--gpus SPEC`` takes ``docker run --gpus``'s
+spellings; the exercise's policy decides whether a request is made (:func:`gpu_request`: ``none``
+ignores it with a warning, ``optional`` skips its ``gpu`` checks without one, ``required`` is a usage
+error without one); the backend decides whether it can be met (:func:`plan_gpus`): one that cannot
+is "not graded", saying what is missing, never dropped. The local sandbox's plan says what it passes
+to the worker, and that a resident-memory watchdog replaces the address-space limit.
 """
 
 from __future__ import annotations

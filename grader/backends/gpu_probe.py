@@ -1,15 +1,10 @@
 """Measure what this machine's sandboxes can do about a GPU, for :func:`grader.backends.gpu.plan_gpus`.
 
-Only gradings that ask for a GPU pay for this (a ``nvidia-smi -L``, and for the local
-sandbox one Python that imports torch), and each answer is kept for the process: a
-``grader validate --gpus`` grades dozens of files on the same machine.
-
-The local sandbox's answer comes from a child Python started as its worker would be:
-the same interpreter, ``-P`` in a folder of its own, and the environment a GPU worker
-is given (``LD_LIBRARY_PATH`` and the grader's ``CUDA_VISIBLE_DEVICES``, no ``PYTHONPATH``),
-without an address-space limit, as a GPU worker runs. Asking torch in the grader's own process would start
-CUDA in a process that later forks judges, and would answer for a Python that may
-not be the worker's.
+Only gradings that ask for a GPU pay for this (``nvidia-smi -L``, and for the local sandbox one Python
+that imports torch); each answer is kept for the process. The local sandbox's answer comes from a child
+Python started as its worker would be (same interpreter, ``-P`` in a folder of its own, a GPU worker's
+environment, no address-space limit): asking torch in the grader's own process would start CUDA in a
+process that later forks judges, and would answer for a Python that may not be the worker's.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """The local sandbox: the same worker in a subprocess with rlimits. NOT isolated.
 
-For practising without Docker. It applies what the OS offers (address space,
-CPU time, file size, open files) and the grader's call deadlines (charged to the
-worker's session, its children included, where /proc shows them; the wall clock
-elsewhere), but the candidate's code runs as you, with your files and network. It
-says so on every report it produces, and names each limit it could not put in force.
-
-It can give the worker a GPU (``--gpus``, with a CUDA build of torch): the plan
-(:func:`grader.backends.gpu.plan_gpus`) names the environment passed on, and the
-address-space limit, which CUDA cannot start under, gives way to a watchdog on
-resident memory (:mod:`grader.backends.memory_watch`). A grading without a GPU hides
-every device from the worker (``CUDA_VISIBLE_DEVICES=""``), as Docker gives none.
-
-It runs wherever Python does: the worker applies its own rlimits (no fork
-hook), a thread reads its stdout (no ``select`` on pipes, which Windows lacks),
-and :mod:`grader.processes` starts and kills its process group.
+For practising without Docker: it applies what the OS offers (address space, CPU time, file size, open
+files) and the call deadlines, but the candidate's code runs as you, with your files and network; every
+report says so and names each limit it could not put in force. With ``--gpus``
+(:func:`grader.backends.gpu.plan_gpus`) a resident-memory watchdog (:mod:`grader.backends.memory_watch`)
+replaces the address-space limit CUDA cannot start under; without, no device is visible, as in Docker.
+It runs wherever Python does: the worker sets its own rlimits, a thread reads its stdout, and
+:mod:`grader.processes` starts and kills its process group.
 """
 
 from __future__ import annotations

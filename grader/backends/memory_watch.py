@@ -1,29 +1,12 @@
 """A watchdog on resident memory: the local sandbox's memory limit when the worker has a GPU.
 
-The local sandbox limits memory with RLIMIT_AS (address space), which CUDA cannot start
-under: ``cuInit`` maps far more address space than it ever touches (on an H100 a 4 GiB
-limit made it fail with "out of memory"; 16 GiB let it start), and no address-space
-limit is both tight enough to mean anything and loose enough for every driver.
-RLIMIT_DATA was the other candidate; it counts private writable mappings, touched or not
-(thread stacks, allocator arenas), so it is still an address-space measure, and whether
-the CUDA driver's own mappings stay under it is a driver detail no test here can settle.
-
-What ``[limits] memory_mb`` means, and what Docker's cgroup limit holds, is resident
-memory; so a GPU grading in the local sandbox is held to that: a thread of the judge
-(out of the candidate's reach) sums the resident memory of the worker and every process
-it started, every :data:`INTERVAL_S`, and kills the whole group once it passes the limit.
-A sum of RSS counts pages shared by forked children once per child, so it is confirmed
-with their proportional share (PSS, ``/proc/PID/smaps_rollup``) before anyone is killed.
-Pinned host memory (``pin_memory``, ``cudaHostAlloc``) is resident and counts; GPU memory
-does not (no sandbox limits it).
-
-What it cannot do: stop an allocation between two looks. A process that grows faster
-than the limit per interval overshoots by what it allocates in that time before it is
-killed. The local sandbox is for practice on one's own machine and is not isolated; the
-limit is there so a runaway grading dies with a reason, not to contain an attacker.
-
-Linux only (``/proc``). Elsewhere :func:`unavailable` says why, and the report names the
-missing limit as it names any other.
+CUDA cannot start under the address-space limit (RLIMIT_AS) the local sandbox uses otherwise, and what
+``[limits] memory_mb`` means, as in Docker's cgroup, is resident memory. So a judge thread sums the
+resident memory of the worker and every process it started, every :data:`INTERVAL_S`, confirms with
+their proportional share (PSS), and kills the group past the limit. It cannot stop an allocation
+between two looks: the limit makes a runaway grading die with a reason, it contains no attacker.
+Linux only (``/proc``); elsewhere :func:`unavailable` says why, and the report names the missing limit.
+See docs/decisions/gpu-memory-watchdog.md.
 """
 
 from __future__ import annotations

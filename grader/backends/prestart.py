@@ -1,29 +1,12 @@
-"""A grading's Docker sandbox, started before its file is known (issue 29).
+"""A grading's Docker sandbox, started before its file is known.
 
-A container's start is mostly its worker's: Python, ``import torch``, the removal of the
-exercise's forbidden APIs (about 2 s of CPU). None of it depends on the submission, so the
-grader starts it while the judge prepares (``grade()``, before the warm judge forks), and in
-a batch while the previous grading runs (:func:`start_next`); the judge then stages the file
-into the folder the container already mounts and takes the container over by attaching to
-it (``grader.backends.docker_backend.attach_starter``).
-
-What does not move:
-
-- **One sandbox per grading.** Each container is started for one grading id (its label) and
-  mounts a staged folder of its own; a grading takes it out of the pool, and it is removed
-  when that grading ends (:meth:`PreStarted.discard`, whatever happened to the judge). Nothing
-  here hands a container to a second grading.
-- **The worker is the candidate's.** It has read nothing of the submission when it is
-  started: it waits, its forbidden APIs already removed, for the judge's greet, and the
-  submission's module is imported at the first call, after the judge staged it.
-- **The judge writes what the sandbox reads.** The submission and the subset's loader (the
-  guard lists) are written by the judge on the host side of the read-only mount
-  (``grader.backends.staging.stage_submission``); the container cannot change them.
-
-A container started for a grading about to begin may wait :data:`TAKEOVER_S` for its judge; one
-started ahead waits at most :func:`ahead_s` (the exercise's grading deadline) for its grading, then
-is removed and a fresh one started. Its lifetime (PID 1's ``timeout``) allows the wait on top of
-the grading's. At most one waits ahead per process.
+Most of a container's start (Python, ``import torch``, the removal of forbidden APIs) does not depend
+on the submission, so it starts while the judge prepares, or in a batch while the previous grading
+runs (:func:`start_next`); the judge then stages the file into the folder it already mounts and
+attaches to it. Still one sandbox per grading (removed when that grading ends,
+:meth:`PreStarted.discard`), a worker that has read nothing of the submission, judge-written files.
+A container waits :data:`TAKEOVER_S` for its judge, or :func:`ahead_s` when started ahead; at most one
+waits ahead per process. See docs/decisions/prestarted-sandbox.md.
 """
 
 from __future__ import annotations

@@ -1,39 +1,12 @@
 """Stage the only files a sandbox may see: the worker and its kit, the protocol, the probes, the submission.
 
-Everything is copied into a fresh folder (so the candidate's own file is never
-touched, and is mounted read-only) with this layout, which is also what the
-container sees under ``/sandbox``::
-
-    lib/grader/__init__.py            empty
-    lib/grader/wire/__init__.py       empty
-    lib/grader/wire/protocol.py       the framed protocol (grader.wire.protocol)
-    lib/grader/wire/module_ast.py     a syntax tree as JSON (grader.wire.module_ast)
-    lib/grader/wire/guarded.py        the guards' names a rewritten module calls (grader.wire.guarded)
-    lib/grader/sandbox/__init__.py    empty
-    lib/grader/sandbox/worker_server.py  the server the judge starts: it forks a fresh worker on demand
-    lib/grader/sandbox/worker.py      what each worker runs (grader.sandbox.worker)
-    lib/grader/sandbox/removal.py     what the exercise forbids, made absent (grader.sandbox.removal)
-    lib/grader/sandbox/absent_ops.py  its dispatcher half
-    lib/grader/sandbox/absent_imports.py  its imports half
-    lib/grader/sandbox/probekit.py    what probes share (grader.sandbox.probekit)
-    lib/grader/sandbox/instruments.py what probes measure with, out of the candidate's reach
-    lib/grader/sandbox/no_exec.py     no new program once the worker has started (grader.sandbox.no_exec)
-    lib/grader/sandbox/forkserver.py, sealed.py   the probes' forkserver, and what it does before it serves
-    lib/grader/sandbox/restricted.py  loads the rewritten module under the runtime subset (grader.sandbox.restricted)
-    lib/grader/sandbox/runtime_subset.py, guard_ops.py   the runtime subset and its guarded operations
-    probes/probes.py
-    probes/shared.py                  the exercise's shared.py, when it has one
-    submission/<module>.py            the candidate's file, under the exercise's name
-    subset/<module>.py                the loader every ``import <module>`` finds first: it runs the
-                                      judge's rewrite of submission/<module>.py under the runtime subset
-    subset/<module>.json              that rewrite (``grader.subset.rewrite``), a syntax tree as JSON
-
-``shared.py`` is code an exercise's probes and checks both use (a model the checks
-compute with and the probes build): it is written for the sandbox to read, like
-probes.py, and imports as ``shared`` there.
-
-Hidden checks, solutions and mutants are never staged: there is no code path
-here that could copy them.
+Everything is copied into a fresh folder, mounted read-only (the candidate's own file is never
+touched), the container's ``/sandbox``: ``lib/`` holds :data:`LIB_FILES` (our code that runs there);
+``probes/probes.py`` and the exercise's ``probes/shared.py`` (code its probes and checks both use,
+imported as ``shared``); ``submission/<module>.py``, the candidate's file under the exercise's name;
+``subset/<module>.py``, the loader every ``import <module>`` finds first, which runs the judge's rewrite
+``subset/<module>.json`` (``grader.subset.rewrite``) under the runtime subset.
+Hidden checks, solutions and mutants are never staged: no code path here could copy them.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """``grader collect ZIP... --into DIR``: hand-in zips into a submissions folder, each into its own candidate's only.
 
-A hand-in zip (``grader hand-in``) holds ``<candidate>/<exercise>/<file>.py`` and ``HANDIN.toml``, which
-names the candidate, the exercise, the file and its sha256. The zip is the sender's: an entry may claim
-another candidate's folder, a path may climb out, a name may only look like someone else's. So:
-
-- the zip's own candidate is the one its ``HANDIN.toml`` names, and the zip's file name must start with
-  ``<candidate>-<exercise>`` (as ``grader hand-in`` names it); otherwise nothing of it is collected;
-- only ``<candidate>/<exercise>/<file>.py`` and ``HANDIN.toml`` are taken: every other entry (another
-  candidate's folder, a path out, a link, a second file) is refused and reported, never written;
-- the file's sha256 is checked against ``HANDIN.toml``'s, and the result recorded either way;
-- nothing is overwritten silently: each hand-in is kept under ``<candidate>/<exercise>/handins/<n>-<zip
-  sha256>/`` with a ``collected.toml`` saying where it came from, and the newest (the last collected) is
-  copied beside, where ``grader batch`` grades it; the same zip twice is collected once;
-- a candidate name that reads like another folder's (normalisation, case, confusables) is refused, naming both.
+A hand-in zip (``grader hand-in``) holds ``<candidate>/<exercise>/<file>.py`` and ``HANDIN.toml``. The
+zip is the sender's, so: its candidate is the one ``HANDIN.toml`` names, and its file name must start
+with ``<candidate>-<exercise>``, else nothing is collected; only those two entries are taken, every
+other one refused and reported, never written; the file's sha256 is checked against ``HANDIN.toml``'s
+and recorded either way; nothing is overwritten: each hand-in is kept under
+``handins/<n>-<zip sha256>/`` with a ``collected.toml``, the newest copied beside for ``grader batch``;
+a candidate name that reads like another folder's is refused, naming both.
 """
 
 from __future__ import annotations

@@ -1,29 +1,11 @@
 """Item analysis: is each check a fair question, and does an exercise's score measure one thing?
 
-Classical test theory on a batch's graded reports, per exercise (a *check* is an item,
-keyed by its id, so each parametrisation is its own item):
-
-- **difficulty**: the share of candidates, among those the check ran for, who got its
-  full points. Checks are pass/fail today, but a stored report may hold partial credit:
-  partial credit never counts as full points here (a check half the batch half-passes
-  is not an easy one), while discrimination and reliability use the points earned, so
-  partial credit still carries its information there.
-- **discrimination**: the corrected item–rest correlation, Pearson's r of the check's
-  points with the rest of the exercise's score (the check itself left out, else it
-  correlates with itself). For a pass/fail check this is the point-biserial r.
-- **reliability**: Cronbach's alpha over the checks' points. When every check is pass/fail
-  and worth the same points it *is* KR-20 and is named so; otherwise it is named alpha.
-
-Only graded reports count: a row the infrastructure failed, or a file scored 0 because
-it was empty or not Python, says nothing about a check; they are counted and named. A
-skipped check (a GPU check on a CPU node) is left out for that candidate only. Skips come
-from where a grading ran, not from the candidate, so the "rest" score and alpha use the
-*core* checks, those that ran for every graded candidate, keeping every candidate and one
-item set for all of them; a check skipped for some still gets its own figures over the
-candidates it ran for. With fewer than :data:`MIN_CANDIDATES` a correlation moves by a lot
-with one candidate, so no figure is computed at all: the panel reads a sentence instead
-of noise. A figure that is undefined (a check everybody passes has no variance) is
-``None``, never NaN.
+Classical test theory on a batch's graded reports, per exercise, each check id an item: difficulty
+(the share who got its full points), discrimination (the corrected item-rest correlation) and
+reliability (Cronbach's alpha, named KR-20 when it is). Only graded reports count; skipped checks
+are left out per candidate, the rest score and alpha use the checks that ran for everyone. Below
+:data:`MIN_CANDIDATES` no figure is computed (the panel reads a sentence, not noise); an undefined
+figure is ``None``, never NaN. See docs/decisions/item-analysis.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Read a SUBMISSIONS folder laid out as ``<candidate>/<exercise>/<file>.py``.
 
-Discovery never stops at a bad entry: every candidate gets a row for every
-exercise in the batch, and a row that cannot be graded says why (missing, empty,
-unreadable, not Python, unknown exercise, several files). Problems that belong to
-no row (a stray file at the top, a folder name the batch cannot use) are listed
-separately. Nothing here runs candidate code: a file is read, hashed and parsed,
-never imported.
-
-The folder is not trusted: no symbolic link is followed (a candidate or exercise
-folder that is a link gets unreadable rows; a file is read by
-:func:`grader.userfile.read_user_file`, which refuses links, FIFOs, devices and
-oversize files before reading them), and names go through
-:func:`grader.batch.names.name_problem`.
+Discovery never stops at a bad entry: every candidate gets a row for every exercise in the batch, and
+a row that cannot be graded says why (missing, empty, unreadable, not Python, unknown exercise,
+several files); problems that belong to no row are listed separately. Nothing here runs candidate
+code. The folder is not trusted: no symbolic link is followed, files are read by
+:func:`grader.userfile.read_user_file`, and names go through :func:`grader.batch.names.name_problem`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Which folder and file names from a submissions folder the batch can use as they are.
 
-A candidate's folder name becomes a row's key, a folder under the output folder,
-a SQLite value and a cell in a CSV; a file name travels with the job. A name
-that could escape a folder (``..``, a separator), that a terminal or a page would
-show other than it is (control characters, bidi overrides, invisible marks, a form
-other than Unicode's composed NFC), that is not text (bytes that are no UTF-8) or
-that is absurdly long is not used: its folder becomes a layout problem or an
-unreadable row, saying why, and the batch goes on. Names that read alike (they differ
-only by normalisation, case or confusable characters: ``josé`` twice, Latin ``a`` and
-Cyrillic ``а``) are a layout problem naming each (:func:`lookalikes`).
+A candidate's folder name becomes a row's key, a folder, a SQLite value and a CSV cell. A name that
+could escape a folder, that a terminal or page would show other than it is (control characters, bidi
+overrides, invisible marks, not NFC), that is not UTF-8 or that is absurdly long is not used: its
+folder becomes a layout problem or an unreadable row, saying why, and the batch goes on. Names that
+read alike (normalisation, case, confusables: Latin ``a`` and Cyrillic ``а``) are a layout problem
+naming each (:func:`lookalikes`).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Choose the output folder safely, and say where each thing goes in it.
 
-The folder must be new, empty, or one a previous batch made (it holds the
-store). It may not sit inside the submissions (it would be read as a candidate),
-and the submissions may not sit inside it.
-
-Names inside it come from two sides that must never meet: the grader's own files
-(``grader.sqlite`` and its ``-wal``/``-shm``, ``index.html``, ``summary.csv``, ...)
-at the top, and everything named after a candidate under ``candidates/<name>/``.
-No grader file is called ``candidates``, so no candidate name, whatever it is,
-can land on one of them (a folder named ``grader.sqlite-wal`` once stopped every run).
+The folder must be new, empty, or one a previous batch made (it holds the store); it may not sit
+inside the submissions, nor they inside it. Inside it, the grader's own files are at the top and
+everything named after a candidate under ``candidates/<name>/``, so no candidate name can land on a
+grader file. See docs/decisions/batch-output-folder.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """The hiring panel's overview page (``index.html``): every candidate against every exercise.
 
-The page must not mislead: a submission the infrastructure failed to grade is a
-loud "not graded — rerun", never a 0; a check error (the grader's own bug) is named
-as that; a candidate with either has no total to compare; the untouched stub is a
-row of its own, out of the charts and the item analysis; a result graded in the
-local sandbox is marked not isolated, and the page says so at the top; and colour
-is never the only cue (each state also has a word). The data is shaped here into
-plain views; ``templates/panel.html.j2`` only lays it out (autoescaped: candidate
-names and reasons are untrusted). The page is self-contained: inline CSS
-(``panel.css``), inline SVG charts and a small inline script (``panel.js``) that
-sorts the table and filters it by flag; without the script it reads the same.
-
-Layout (issue 26): the table uses the window's width; the candidate and total columns
-stay in view (sticky) when it scrolls sideways on a narrow screen; long texts wrap, and
-a long "looks like" folds to two lines that open on a click, so no row grows tall.
+The page must not mislead: infrastructure failure is a loud "not graded — rerun", never a 0; a check
+error is named as the grader's bug; a candidate with either has no total to compare; the untouched stub
+is a row of its own; a result from the local sandbox is marked not isolated; colour is never the only
+cue. The data is shaped here into plain views; ``templates/panel.html.j2`` lays it out (autoescaped).
+Self-contained: inline CSS, SVG charts and a small script that sorts and filters (it reads the same
+without). The table uses the window's width, the candidate and total columns stay in view when it
+scrolls sideways, and long texts wrap or fold, so no row grows tall.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """The answers a candidate could copy: each exercise's reference, variants and mutants, as files to compare.
 
-The grader's repository ships ``solutions/`` and candidates are told to clone it, so a
-renamed copy of a reference would score full marks and, compared only with other
-candidates, raise no flag. The batch's similarity pass (``grader.batch.similarity``)
-therefore also compares every submission with these files, and a match is a flag
-naming the file.
-
-Where they come from, for an exercise of the batch:
-
-1. the solutions folder beside the catalog the batch graded from (``<exercise root>/../solutions``,
-   the repository's own for the default catalog), or the folders ``grader batch --solutions`` names:
-   a panel with a private exercise folder keeps its private solutions there, and a match with one
-   means that answer leaked;
-2. always, the grader's own shipped ``solutions/``, when it has an exercise of that name: those are
-   public whatever the panel's catalog says.
-
-Each folder holds ``<exercise>/<submission file>`` (the reference), ``variants/*.py``, and
-``mutants/`` and ``more_mutants/`` (whole files, or ``.diff`` patches applied to the reference as
-``grader validate`` applies them, ``grader.corpus``).
+Candidates may clone the grader's repository, so the similarity pass (``grader.batch.similarity``)
+compares every submission with these files too, and a match is a flag naming the file. They come from
+the solutions folder beside the catalog the batch graded from, or those ``grader batch --solutions``
+names (a match with a private one means that answer leaked), and always from the grader's own shipped
+``solutions/`` for an exercise of that name. Each folder holds the reference, ``variants/``,
+``mutants/`` and ``more_mutants/`` (patches applied as ``grader validate`` does, ``grader.corpus``).
+See docs/decisions/similarity-fingerprints.md.
 """
 
 from __future__ import annotations

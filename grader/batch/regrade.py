@@ -1,22 +1,11 @@
 """Regrade a whole ``grader batch`` output folder and say, row by row, whether the outcomes still stand.
 
-The evidence is the folder's SQLite store (``grader.sqlite``): every export in
-the folder (scorecards, CSV, JSONL) is rebuilt from it, so a stored report is
-what the batch decided. The exported ``candidates/<candidate>/<exercise>.json``,
-``summary.csv`` and ``results.jsonl`` are also compared with the store
-(``grader.evidence.exported``), so an export edited after the batch shows too.
-
-The folder is evidence, so nothing here writes into it: the store is copied to
-a temporary folder and read there (opening a WAL database in place, even
-read-only, may create ``-wal``/``-shm`` files beside it). A submission whose
-bytes no longer hash to what the store recorded is reported as changed and not
-graded: regrading other bytes would prove nothing.
-
-Every row's signature is checked with this machine's key (``grader.batch.store``):
-a row that does not match it is **edited** (and still regraded, so its
-differences are named too); a row that is unsigned or signed with another key is
-compared as usual, with a note saying its signature could not vouch for it. Rows
-an earlier ``grader batch`` set aside for the same reasons are listed as well.
+The evidence is the folder's SQLite store: every export is rebuilt from it, and the exported files are
+also compared with it (``grader.evidence.exported``), so an edited export shows. Nothing here writes
+into the folder: the store is copied and read elsewhere (opening a WAL database, even read-only, may
+create files beside it). A submission whose bytes no longer hash as recorded is reported changed and
+not graded. A row that does not match its signature under this machine's key is **edited** (and still
+regraded); an unsigned or foreign-key row is compared with a note; rows a batch set aside are listed.
 """
 
 from __future__ import annotations

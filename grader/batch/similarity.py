@@ -1,23 +1,12 @@
 """Find submissions to the same exercise whose normalised code is nearly identical.
 
-A shared answer rarely arrives verbatim: names get changed, constants nudged,
-comments added, every expression wrapped in parentheses. So code is parsed and written
-back first (:func:`canonical`: formatting gone), then compared as a token sequence in
-which identifiers, numbers and strings are abstracted and layout, comments and
-docstrings are gone (:func:`normalise`). Every candidate starts from the same stub, which would make
-two honest answers look alike, so long runs shared with the stub are removed
-first (:func:`distinctive`). What remains is reduced to winnowed k-gram
-fingerprints, as MOSS does (:func:`winnow`), and two submissions are as similar
-as the share of the smaller one's fingerprints the other also has
-(:func:`resemblance`): a reason for a person to look, never proof. Each
-submission is also compared with its exercise's published answers (reference,
-variants, mutants: ``grader.batch.published``), which a candidate could copy
-from the repository; its best match at the threshold is a flag naming the file.
-
-Every step is linear in a file's size (two identical 1 MB files take seconds;
-the difflib ratio used before was quadratic and never finished on them), and
-the pass as a whole has a time budget: pairs it did not reach are listed as not
-compared, and the batch publishes anyway.
+Code is parsed and written back (:func:`canonical`), tokenised with names, numbers and strings
+abstracted (:func:`normalise`), stripped of long runs shared with the stub (:func:`distinctive`) and
+reduced to winnowed k-gram fingerprints, as MOSS does (:func:`winnow`); two submissions are as similar
+as the share of the smaller one's fingerprints the other has (:func:`resemblance`): a reason for a
+person to look, never proof. Each is also compared with its exercise's published answers
+(``grader.batch.published``). Every step is linear in a file's size, and the pass has a time budget:
+pairs not reached are listed as not compared. See docs/decisions/similarity-fingerprints.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """The batch's results, in SQLite inside the output folder: what makes a batch resumable.
 
-A row is keyed by (candidate, exercise, submission sha256, exercise version), so a
-rerun grades only what is new or changed, and a file edited after grading is
-graded again under its new hash. The version key also names the sandbox and OCI
-runtime when they are not Docker under runc (``runner.version_key``), so results
-graded in the local sandbox are never republished by a Docker run. A report is written in one transaction when its
-grading ends, so a batch killed at any moment (Ctrl-C, kill -9) loses at most the
-gradings in flight, which the rerun picks up. A grading the infrastructure failed
-is stored as ``not_graded`` with its attempt count and reason, never as a score.
-The store belongs to the driver process alone: workers (threads, Ray tasks) hand
-reports back and never write here.
-
-Every export of the folder is rebuilt from this store, so a row edited here would
-be republished by the next run. Each row is therefore signed: an HMAC of all its
-columns made with the panel's key (``grader.evidence.signing``, kept outside the
-folder). A row that does not verify under this machine's key (edited, unsigned, or
-signed with another key) is never reused: the runner sets it aside (moved to the
-``set_aside`` table, kept as evidence with why) and grades the submission again.
+A row is keyed by (candidate, exercise, submission sha256, exercise version, which names the sandbox
+and runtime when not Docker under runc), so a rerun grades only what is new or changed and local
+results are never republished by a Docker run. A report is written in one transaction when its
+grading ends, so a killed batch loses only gradings in flight; infrastructure failure is stored as
+``not_graded``, never a score. Only the driver process writes here. Each row is signed (an HMAC with
+the panel's key, ``grader.evidence.signing``): one that does not verify under this machine's key is
+never reused but set aside (``set_aside``, with why) and graded again.
 """
 
 from __future__ import annotations

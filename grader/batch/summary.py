@@ -1,14 +1,10 @@
 """The panel page's header counts, and the problems listed under them: one partition of the rows.
 
-Every row of a batch is counted exactly once. A *submission* is any row but ``missing``,
-and every submission is exactly one of: graded by the checks, scored 0 without an attempt
-(the untouched stub, an empty file, a file that is not Python), not graded (the
-infrastructure failed: rerun; or a check error: the grader's bug), or a problem row (an
-unreadable, ambiguous or unknown-exercise folder). So the parts (``Summary.parts``) add up
-to ``submissions``, and ``missing`` is counted beside them, never inside. "Problems" counts
-exactly what the page lists under that heading: the problem rows and the layout problems
-tied to no row; files the batch ignores (notes beside the exercise folders) are listed
-apart and counted nowhere.
+Every row is counted exactly once. A *submission* is any row but ``missing``, and is exactly one of:
+graded, scored 0 without an attempt (stub, empty, not Python), not graded (rerun, or a check error),
+or a problem row; so ``Summary.parts`` add up to ``submissions``, and ``missing`` is counted beside.
+"Problems" counts exactly what the page lists under that heading (problem rows and layout problems
+tied to no row); files the batch ignores are listed apart and counted nowhere.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """The runtime image's name: what every Docker grading looks up, and what a build produces.
 
-The image is ``grader-runtime:<tag>`` (CUDA: ``grader-runtime-cuda:<tag>``), where the tag is
-a short hash of ``sandbox/Dockerfile`` and the flavour's requirements file: change either and
-the old image no longer counts as up to date. This module is on every Docker grading's path
-(``grader.backends.factory`` asks for the image by this name); building the image is the rest
-of ``grader.build``, which a grading never imports.
-
-Both flavours are built from the same Dockerfile and the same pinned torch version; they
-differ only in the wheels. The CPU image installs the ``+cpu`` build that the package
-index's find-links supply (about 200 MB); the CUDA image installs the default Linux wheel
-from the package index with its ``nvidia-*`` wheels (several GB), pinned in
-``sandbox/requirements-cuda.txt``. A grading that asks for GPUs uses the CUDA image
-(``grader.wire.grant.flavor_for``), every other grading the CPU image, so a CPU machine
-never needs (or downloads) the CUDA one.
+The image is ``grader-runtime:<tag>`` (CUDA: ``grader-runtime-cuda:<tag>``), the tag a short hash of
+``sandbox/Dockerfile`` and the flavour's requirements: change either and the old image is out of date.
+This module is on every Docker grading's path; building is the rest of ``grader.build``, which a
+grading never imports. Both flavours share the Dockerfile and pinned torch and differ in the wheels:
+the CPU image the ``+cpu`` build (about 200 MB), the CUDA image the default wheel with its ``nvidia-*``
+wheels (several GB). Only a grading that asks for GPUs uses the CUDA one
+(``grader.wire.grant.flavor_for``), so a CPU machine never downloads it.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """``grader regrade REPORT.json [SUBMISSION]`` or ``grader regrade OUTDIR``: does grading again agree?
 
-For one report: exit 0 when the whole decision agrees (score, max score, flags,
-findings, every check's status and points), 5 (``EXIT_MISMATCH``) when any of it
-differs, the exercise changed since, the report disagrees with its own checks
-(refused before grading), or the bundle it sits in finds an edit; 2 for a bad report
-or the wrong file, 3 when the regrade could not grade at all.
-
-For a ``grader batch`` output folder, one line per stored row and a summary:
-exit 5 when any row differs, is edited (it does not match its signature under this
-machine's key, or its report disagrees with its own checks, or a batch run set it
-aside as such), or its submission changed or is missing (a found difference
-outranks the rest: rerunning will not clear it), else 3 when any row could not be
-regraded, else 0. Rows the batch stored as not graded are skipped.
+One report: exit 0 when the whole decision agrees (score, max score, flags, findings, every check);
+5 (``EXIT_MISMATCH``) when any differs, the exercise changed, the report disagrees with its own checks
+or its bundle finds an edit; 2 for a bad report or the wrong file; 3 when it could not grade at all.
+An output folder: one line per stored row and a summary; exit 5 when any row differs, is edited (or was
+set aside as such) or its submission changed or is missing (a found difference outranks the rest),
+else 3 when any row could not be regraded, else 0. Rows stored as not graded are skipped.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """``grader show NAME``: an exercise's prompt in the terminal, with what it is worth and what to edit.
 
-The prompt is shown as a workspace holds it (``grader init NAME``), its commands made to run there
-(``grader submit``, not ``grader submit exercises/NAME``, which grades the stub at a checkout's root and
-is refused elsewhere), and how to make that workspace comes first and last.
-
-The prose is rendered as Markdown, wrapped to the terminal. Code blocks never are (issue 30.8): a
+The prompt is shown as a workspace holds it (``grader init NAME``), its commands made to run there.
+The prose is rendered as Markdown, wrapped to the terminal. Code blocks never are: a
 command or an example cut mid-expression cannot be copied, so each block is printed exactly as the
 author wrote it, one source line per output line, whatever the width, piped or not.
 """

@@ -1,4 +1,4 @@
-"""A table where it fits without breaking a word, a stacked layout where it does not (issue 30.8).
+"""A table where it fits without breaking a word, a stacked layout where it does not.
 
 rich shrinks a table that is wider than the terminal by cutting its cells mid-word ("Cha/nge/s",
 "kv_cache_decod/e"), which reads badly and cannot be copied. A table's minimum width (rich's own

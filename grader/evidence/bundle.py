@@ -1,21 +1,12 @@
 """One folder per grading that a panel can archive and hand to a reviewer.
 
-It holds the submission's exact bytes, the full (panel) JSON report, every
-check's captured candidate output, and the environment record, plus a
-``SHA256SUMS`` in coreutils' format so a reviewer needs nothing from us to
-confirm it: ``sha256sum -c SHA256SUMS`` inside the folder. Sums alone prove
-nothing against someone who edits a file and regenerates them, so
-``verify_bundle`` also checks that the parts agree with each other (the
-submission's hash, the environment and the output against the report), that the
-report agrees with its own checks (``grader.reports.derived``: score and flags are
-recomputed), and, above all, the ``SIGNATURE``: an HMAC of every file made with the
-panel's key (``grader.evidence.signing``), which no one without the key can make
-again after an edit. The folder is built beside ``dest`` and renamed into place, so
-a half-written bundle is never seen, and an existing one is never overwritten.
-
-A bundle to verify comes from someone else: only its regular files are read. A
-symlink (which could point at any file of the reviewer's), a FIFO (which would
-hang the read) or a device is a problem named in the list, never followed or opened.
+It holds the submission's exact bytes, the panel's JSON report, every check's captured output and the
+environment record, with a ``SHA256SUMS`` (``sha256sum -c`` needs nothing from us). Sums alone prove
+nothing against an edit that regenerates them, so ``verify_bundle`` also checks that the parts agree
+with each other and with the report's own checks (``grader.reports.derived``), and above all the
+``SIGNATURE``, an HMAC made with the panel's key (``grader.evidence.signing``). A bundle is built
+beside ``dest`` and renamed into place, never overwriting one. A bundle to verify is someone else's:
+only its regular files are read; a symlink, FIFO or device is a named problem, never followed.
 """
 
 from __future__ import annotations

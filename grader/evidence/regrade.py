@@ -1,18 +1,11 @@
 """Grade a submission again under the conditions a report recorded, and say whether it agrees.
 
-Conditions are taken from ``report.environment`` rather than from the command
-line, so a reviewer cannot regrade under different settings by accident: the
-same exercise (by catalog name only, and its content fingerprint must still
-match), the same hypothesis seed, in Docker the same OCI runtime (unless
-overridden, which is noted; a report from before runtimes were recorded was
-graded under runc), and the very same submission bytes (checked by sha256
-before anything runs).
-
-A report is data someone else may have written, so nothing in it can lower the
-isolation or pick the code that runs: the exercise is a name looked up in the
-catalog (never a path), and the sandbox is Docker whatever the report records
-unless the caller asks for the local one, which is then noted, and a recorded image
-is used only when it is one of the grader's own runtime images.
+Conditions come from ``report.environment``, not the command line, so a reviewer cannot regrade under
+other settings by accident: the same exercise (by catalog name, its fingerprint still matching), seed,
+OCI runtime (runc for reports that predate its record; an override is noted) and submission bytes
+(sha256 checked first). A report is someone else's data, so nothing in it can lower the isolation or
+pick the code that runs: the exercise is a name, never a path; the sandbox is Docker unless the caller
+asks for local (noted); a recorded image is used only when it is one of the grader's own.
 """
 
 from __future__ import annotations

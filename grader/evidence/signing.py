@@ -1,17 +1,11 @@
 """The panel's signing key, and the HMACs made with it: evidence that a bundle or a stored row is ours.
 
-``SHA256SUMS`` proves nothing against someone who edits a file and writes the sums
-again, and a report's own consistency (``grader.reports.derived``) proves nothing
-against a careful forgery of statuses and scores together. An HMAC-SHA256 made
-with a key the panel keeps does: without the key no one can make a signature that
-verifies under it. It proves "made by someone holding this key", nothing more;
-whoever holds the key can sign anything (docs/evidence.md).
-
-The key lives in the user's grader data folder (``grader.datadir``), or
-in the file ``$GRADER_KEY_FILE`` names, never inside a bundle or a batch folder: 32
-random bytes, hex on one line, made on first use with mode 0600. Its id (a hash of
-the key, safe to show) is written beside each signature, so a bundle signed with
-another panel's key reads as "not signed by this key" rather than as edited.
+``SHA256SUMS`` and a report's own consistency prove nothing against a careful forgery; an HMAC-SHA256
+made with a key the panel keeps does. It proves "made by someone holding this key", nothing more
+(docs/evidence.md). The key lives in the user's grader data folder (``grader.datadir``)
+or the file ``$GRADER_KEY_FILE`` names, never in a bundle or batch folder: 32 random bytes, hex, made
+on first use with mode 0600. Its id (a hash, safe to show) is written beside each signature, so another
+panel's signature reads as "not signed by this key" rather than as edited.
 """
 
 from __future__ import annotations

@@ -1,45 +1,12 @@
 """Name the mistake a grading most likely shows, from the exercise's recorded mutant signatures.
 
-Each mutant of an exercise is a named mistake, and ``grader validate --record`` wrote down
-which checks each one loses points on (:mod:`grader.hindsight.records`). A grading that loses points
-on nearly the same checks most likely made nearly the same mistake, and a panel reads
-"looks like: scores scaled by √d_model instead of √d_head" faster than five failed checks.
-
-The rule, chosen so that a wrong name is rarer than a missing one:
-
-* Nothing is diagnosed for a grading that was not graded, whose file does not import, that
-  earned full marks or lost nothing, that is the untouched stub, or that lost its credit for
-  tampering (its failures are the penalty, not a pattern); and no mistake is named from a stale
-  record (signatures measured on other checks).
-* F is this grading's losses: each check function it lost points on, and how it was lost (a wrong
-  answer, an exception of a given class or a crash, a timeout, a forbidden API: ``grader.hindsight.records.Loss``).
-  S is a mutant's recorded losses cut to the checks this grading counted (a GPU check skipped here
-  says nothing). The match is |checks both lost the same way| / |F ∪ S|: it falls for failures the
-  mutant does not explain, for checks the mutant fails that this file passes, and for a check both lost
-  in different ways (a timeout is not a wrong answer; a NotImplementedError is not a shape error).
-  S is taken from the record of the grading's own flavour (``cuda`` for a grading given GPUs, else
-  ``cpu``); a record without that flavour names nothing.
-* The mutants at the best similarity are named when it is at least :data:`MIN_SIMILARITY`:
-  all of them when they tie (mistakes no check tells apart), at most :data:`MAX_NAMED`, the
-  held-in ones (``mutants/``, the curated set CI grades) first, then by name. Several names
-  with one "matches n of n" tell the panel that the checks cannot tell those mistakes apart.
-* When no mistake is named and some losses were not wrong answers, the diagnosis says what happened
-  instead (``kind="outcome"``): "every lost check timed out (5 of 5)", "the code raised TypeError in
-  every lost check", "no credit for the forbidden API ...". A timeout, a crash or a forbidden API is
-  never presented as a wrong answer.
-
-Measured on the exercises' records (``bench/diagnosis_accuracy.py``): every held-in mutant is
-named as itself. A mistake the record does not hold is named wrongly for two reasons:
-its checks fail exactly like a recorded one's (the checks cannot tell them apart; no threshold
-helps), or it fails nearly the same checks. The threshold acts on the second only: of 53
-more_mutants against a held-in-only record, 14 partial matches at 0.5, 6 at 0.6, 4 at 0.75, none
-at 1.0. 0.75 keeps a near match (a mistake plus one more failure) and drops most of the rest. The
-same bench grades no file: its corpus of timeouts, crashes and forbidden-only losses (built from the
-records' own checks) must get no "looks like" at all.
-
-A diagnosis is shown to a candidate only when every check in F and S is visible and the
-exercise allows it (``[diagnosis] candidates``): it then says nothing about a hidden check
-that their scorecard does not.
+Each mutant is a named mistake whose lost checks ``grader validate --record`` wrote down
+(:mod:`grader.hindsight.records`); a grading that loses points on nearly the same checks, the same way,
+most likely made it, and a panel reads "looks like: ..." faster than five failed checks. The rule is
+chosen so that a wrong name is rarer than a missing one: a match of at least :data:`MIN_SIMILARITY`
+between losses lost the same way, at most :data:`MAX_NAMED` names, none for a grading whose losses say
+nothing; losses that are not wrong answers are told as what they are (``kind="outcome"``). A candidate
+sees it only when every check involved is visible. See docs/decisions/diagnosis-rule.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """An exercise's interview guide: spoken follow-up questions for the panel, and which to ask.
 
-Each exercise may hold ``interview.toml`` (judge side, like ``checks/``; never in a
-candidate's pack or workspace, since ``Exercise.public_files`` is an allowlist). It is a
-list of ``[[question]]`` tables: what to ask, the answer a strong candidate gives, and
-what the question is tied to, namely check function names (as in ``checks/test_*.py``)
-and mutant stems (``solutions/<ex>/mutants/`` or ``more_mutants/``). ``when`` says
-whether the question is about a mistake (``"failed"``: asked when a tied check failed
-or a tied mutant was diagnosed) or goes deeper (``"passed"``: asked when everything it
-is tied to passed).
-
-:func:`suggest` picks the few a scorecard shows, deterministically: the same grading
-always suggests the same questions, in the same order, so two panel members reading
-the same report ask the same things. That the names a question is tied to exist is
-held by ``tests/test_interview.py`` for every exercise of the repository, not here:
-``solutions/`` is not shipped with an installed grader.
+``interview.toml`` (judge side; ``Exercise.public_files`` is an allowlist, so never in a candidate's
+pack) lists ``[[question]]`` tables: what to ask, a strong answer, the checks and mutants it is tied
+to, and ``when``: ``"failed"`` (asked when a tied check failed or a tied mutant was diagnosed) or
+``"passed"`` (deeper, asked when everything it is tied to passed). :func:`suggest` picks the few a
+scorecard shows deterministically, so two panel members reading a report ask the same things. That
+the tied names exist is ``tests/test_interview.py``'s (``solutions/`` is not installed).
 """
 
 from __future__ import annotations

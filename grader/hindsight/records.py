@@ -1,29 +1,11 @@
 """An exercise's record of its named mistakes: ``exercises/<name>/mistakes.json``.
 
-Each mutant in ``solutions/<name>/`` is a mistake with a name and a description, and
-``grader validate`` already learns which checks each one fails. Written down with the
-exercise, that pattern (the mutant's *signature*) lets a grading name the mistake a
-candidate most likely made (:mod:`grader.hindsight.diagnosis`) without grading any mutant.
-
-A signature is only true for the checks and mutants it was measured on, so the record
-carries what it was measured against: the exercise's fingerprint (exercise.toml, probes,
-checks), the reference's sha256 (patches apply to it) and each mutant file's sha256.
-Grading trusts a record only while the fingerprint matches; a test keeps every stored
-record current, and ``grader validate --record`` rewrites it.
-
-Signatures are kept per *flavour*: ``cpu`` (graded without a GPU) and ``cuda`` (graded with
-one, ``validate --gpus``). The checks a mutant fails differ between them (a CUDA check
-catches mistakes no CPU check sees, and is skipped without a GPU), so a grading is matched
-against the record of its own flavour only, and ``--record`` writes the flavour it graded,
-keeping the other where it was measured on the same checks, reference and mutants. An
-exercise whose gpu policy is ``required`` has a ``cuda`` record only. A record written
-before flavours existed (schema 1: one ``signature`` per mutant) reads as its ``cpu`` record.
-
-The record lives beside the checks and, like them, is judge-side: it names hidden checks,
-so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
-
-The record lives beside the checks and, like them, is judge-side: it names hidden checks,
-so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
+Each mutant's *signature* (the checks it loses points on, as ``grader validate`` learns) lets a grading
+name the mistake a candidate most likely made (:mod:`grader.hindsight.diagnosis`) without grading any
+mutant. A signature holds only for what it was measured on, so the record carries the exercise's
+fingerprint and the reference's and mutants' sha256; grading trusts it only while the fingerprint
+matches. Signatures are kept per flavour (``cpu``, ``cuda``). The record names hidden checks, so it is
+judge-side, never in a candidate's pack. See docs/decisions/stale-record-warning.md.
 """
 
 from __future__ import annotations
@@ -40,7 +22,7 @@ from grader.wire.grant import Flavor
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"
-#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost (issue 26).
+#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost.
 #: 1: only which checks, read as wrong answers. Every older format still reads (as the cpu record).
 RECORD_VERSION = 3
 #: The first format whose signatures say how each check was lost.

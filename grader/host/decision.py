@@ -1,20 +1,12 @@
 """Credit, decided in the judge from the subset check; the sandbox's nets can only take it away.
 
-The rules, in order (the first that applies to a check gives its message):
-
-1. the judge could not parse the source: no check ran the candidate's logic; each is marked
-   "not run" and the parse error is told once (``Report.load_error``);
-2. the source leaves its exercise's language subset (``SourceAudit.violations``), or names a
-   forbidden *package* (calls into a package cannot be attributed to checks at run time): the
-   file never ran (``grader.host.grading.answer_without_sandbox``); every check "not run", 0 points,
-   the violations (or the package) named with their lines;
-3. the sandbox's runtime subset refused an operation during a check (``CheckResult.guard_refused``,
-   ``guard_reason``): a violation found at run time, in the judge's words; no credit for any check;
-4. tampering the sandbox's nets saw during any check: no credit for any check;
-5. a forbidden API referenced in the source that the runtime recorded in *no* check: no credit
-   for any check, since the judge cannot tell dead code from a call that hid from the net (the
-   message says to remove the reference): nothing that breaks the contract earns full marks;
-6. a check during which the runtime recorded a forbidden API: that check gets none.
+The rules, in order (the first that applies gives its message): 1. a source the judge cannot parse:
+every check "not run", the parse error told once; 2. a source outside the subset, or naming a
+forbidden *package*: the file never ran, every check "not run", 0 points; 3. the runtime subset
+refused an operation, or 4. the sandbox's nets saw tampering, during any check: no credit for any
+check; 5. a forbidden API in the source that the runtime recorded in *no* check: no credit for any
+check (dead code and a hidden call look alike; the message says to remove it); 6. a check during
+which the runtime recorded a forbidden API gets none. Nothing that breaks the contract earns full marks.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """A submission's subset check, run where torch is already imported.
 
-The check (``grader.subset.audit``) compares torch's objects by identity, so it needs
-torch: about 2.5 s of CPU and 170 MiB to import. A grading's judges fork from the warm
-server (``grader.host.warm``), which has torch imported anyway; run there, the check
-costs the grader's own process nothing, and a batch's driver never imports torch at all
-(issue 29: its memory was the largest part of the driver's). A process that has torch
-already (a test, a notebook, a Ray worker) runs the check itself: that costs nothing.
-
-Either way it is the same trusted code on the same text; the result is what the judge
-decides with. If the server cannot answer, the check runs here.
+The check (``grader.subset.audit``) compares torch's objects by identity, so it needs torch. Run in
+the warm server (``grader.host.warm``), which has it anyway, it costs the grader's own process
+nothing and a batch's driver never imports torch; a process that has torch already runs it itself.
+Either way it is the same trusted code on the same text; if the server cannot answer, the check runs
+here. See docs/decisions/warm-judge.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """Prove an exercise's checks: the reference earns full marks, the stub zero, every mutant loses points.
 
-What is graded is the corpus (:mod:`grader.corpus`): the reference, the stub, ``variants/``
-(other correct answers: each must also earn full marks), ``mutants/`` (plausible wrong
-answers, whole files or patches against the reference: each must lose points; CI grades
-these) and ``more_mutants/`` (more of the same, graded with ``--more``: each grading costs
-seconds, so CI keeps a curated set in which every catching check is exercised). A grading that
-was not graded is a failure of the validation too, named as such, never a pass; so is a
-patch that does not apply.
-
-GPUs: with ``gpus`` (``grader validate --gpus``) every check must run; one that was skipped
-(a GPU check in a sandbox that saw none) fails the file, since what it holds was not proved.
-Without ``gpus``, an optional exercise's GPU checks skip and the result counts them as not
-validated here; an exercise whose gpu policy is ``required`` is not graded at all and is
-reported as not validated (``not_validated``), never as ok.
-
-With ``parity``, a sample of the corpus (the reference, the stub and the first mutant by name: full
-marks, zero and a mix) is graded a second time in another sandbox and must get the same outcome,
-check by check: the local sandbox a candidate without Docker grades in must score as Docker does,
-for every exercise (``bench/sandbox_parity.py`` compares the whole corpus).
+What is graded is the corpus (:mod:`grader.corpus`): reference and ``variants/`` must earn full marks,
+the stub zero, each of ``mutants/`` (and ``more_mutants/`` with ``--more``) must lose points. A
+grading not graded, or a patch that does not apply, fails the validation, never a pass. With ``gpus``
+every check must run; without, an optional exercise's GPU checks count as not validated here and a
+``required`` one is ``not_validated``, never ok. With ``parity`` a sample (reference, stub, first
+mutant) is graded again in the other sandbox and must agree check by check
+(``bench/sandbox_parity.py`` compares the whole corpus).
 """
 
 from __future__ import annotations

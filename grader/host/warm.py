@@ -1,15 +1,10 @@
 """A warm judge: torch, pytest and hypothesis imported once, a fresh forked process per grading.
 
-Starting ``python -m pytest`` cold costs about three seconds of CPU before the
-first check runs (torch alone is 1.5 s): most of a grading's judge-side cost and
-the ceiling on batch throughput. So one server process (``grader.host.zygote``)
-imports the heavy modules and forks a clean child for each judge run. A child is
-still a separate process with its own pytest session, so nothing leaks from one
-grading to the next, and the runner still enforces the deadline by killing the
-child's process group.
-
-The server runs with a fixed hash seed, so every judge forked from it iterates
-sets the same way, run after run: a regrade reproduces.
+A cold ``python -m pytest`` pays seconds of imports before the first check; so one server process
+(``grader.host.zygote``) imports the heavy modules and forks a clean child per judge run, a separate
+process with its own pytest session, killed by process group at its deadline. The server runs with a
+fixed hash seed, so every judge forked from it iterates sets the same way: a regrade reproduces.
+See docs/decisions/warm-judge.md.
 """
 
 from __future__ import annotations

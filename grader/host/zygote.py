@@ -1,16 +1,10 @@
 """The warm judge's server: import torch, pytest and hypothesis once, fork a judge per request.
 
-Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by
-hand. It reads one request per line on stdin (``grader.host.warm_wire``: a judge run, or
-a submission's subset check, which looks torch's objects up) and answers on stdout
-``Forked`` when a child is forked and ``Ended`` when it ends.
-It stays single-threaded, so forking is safe, and exits when stdin closes: the
-grader that started it is gone. Its children get SIGKILL when it exits, so no
-judge outlives either.
-
-Why not ``multiprocessing``'s forkserver: its children re-run the parent's main
-script to rebuild ``__main__``, which breaks any program that calls ``grade()``
-from a script without a ``__main__`` guard (a notebook, a Ray worker).
+Run as ``python -m grader.host.zygote`` by :mod:`grader.host.warm`, never by hand. It reads one
+request per line on stdin (``grader.host.warm_wire``: a judge run, or a submission's subset check) and
+answers ``Forked`` when a child is forked and ``Ended`` when it ends. Single-threaded,
+so forking is safe; it exits when stdin closes, and its children get SIGKILL when it exits, so no
+judge outlives either. Why not ``multiprocessing``'s forkserver: docs/decisions/warm-judge.md.
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
 """The judge zone: trusted code that runs the hidden checks and scores them.
 
-The check kit, what an exercise's checks import (``from grader.judge import ...``):
-
-- calling probes: ``call`` (a probe answering a dict), ``expect_returned`` (the
-  candidate's function returned the wrong kind of value), ``candidate_raises`` and
-  ``expect_raised`` (an exception by name, raised or caught by the probe), ``CandidateError``;
-- tensors: ``expect_tensor`` (type, shape, dtype, finite), ``expect_close``, ``expect_gradient``;
-- numbers: ``expect_scalar``, ``expect_bounded`` (NaN and inf never pass);
-- nested data: ``expect_equal``, ``first_difference`` (exact, with the place it breaks);
-- tolerances: ``Tolerances`` (one ``Tolerance`` per dtype), ``EXACT``;
-- strategies: ``seeds``, ``shapes``;
-- statistics: ``expect_fits`` (a sample's Kolmogorov-Smirnov distance from a law, under
-  the threshold for its size), ``ks_uniform``, ``ks_normal``, ``ks_threshold``;
-- ``weights_only_refusal`` (why torch.load(weights_only=True) refused), ``Opaque`` (a value that
-  came back as a description: an object that is not plain data, or what a probe marked with
-  ``probekit.opaque`` as not what the contract promised);
-
-and the ``sandbox`` fixture the pytest plugin (``grader.judge.plugin``) provides, which
-also lets checks import the ``_<exercise>_helpers.py`` beside them by name.
-Markers: ``points(n)``, ``visibility("visible"|"hidden")``, ``hint("...")``, ``gpu``.
-
-Exports load lazily: the grading parent process imports ``grader.host.runner``
-and must not pay for importing torch, which only the checks need.
+The check kit, what an exercise's checks import (``from grader.judge import ...``): calling probes
+(``call``, ``expect_returned``, ``candidate_raises``, ``expect_raised``, ``CandidateError``); tensors
+(``expect_tensor``, ``expect_close``, ``expect_gradient``); numbers (``expect_scalar``,
+``expect_bounded``: NaN and inf never pass); nested data (``expect_equal``, ``first_difference``);
+``Tolerances``, ``EXACT``; strategies (``seeds``, ``shapes``); statistics (``expect_fits``, ``ks_*``);
+``weights_only_refusal``, ``Opaque``; the ``sandbox`` fixture and markers of ``grader.judge.plugin``.
+Exports load lazily: the grading parent imports ``grader.host.runner`` and must not pay for torch.
 """
 
 import importlib

@@ -1,16 +1,10 @@
 """A probe's answer, a dict, before a check compares anything in it.
 
-Most probes run one piece of the candidate's code and answer with a dict that
-describes what happened (``{"out": ..., "weights": ...}``). Before a check reads a
-key, two things must hold, and every exercise used to write them again: the answer
-is a dict at all (anything else means the probe and the check disagree), and the
-probe did not report a value of the wrong kind returned by the candidate's function,
-described under ``"returned"``. ``call`` checks the first; ``expect_returned`` the
-second, at whatever depth the probe put it (one report per rank, per batch).
-
-Forbidden APIs are not a probe's to report: they are absent from the sandbox
-(``grader.sandbox.removal``), a call of one raises there, and the judge names it
-from the exercise's own list.
+Before a check reads a key of a probe's answer, two things must hold, once for every exercise: the
+answer is a dict (anything else means the probe and the check disagree), checked by ``call``; and the
+probe did not report a value of the wrong kind returned by the candidate's function (under
+``"returned"``, at any depth), checked by ``expect_returned``. Forbidden APIs are not a probe's to
+report: they are absent from the sandbox (``grader.sandbox.removal``), and the judge names them.
 """
 
 from __future__ import annotations

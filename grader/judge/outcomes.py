@@ -1,17 +1,11 @@
 """A check's outcome from what ended it: the judge's one rule for who is to blame.
 
-``classify`` turns the exception a check ended with into its status, message and details:
-
-- an assertion about the candidate's answer (``AssertionError`` from the ``expect_*`` helpers,
-  ``candidate_raises`` or ``torch.testing.assert_close``; an author's ``pytest.fail``): **failed**;
-- the candidate's code raised (``CandidateError``) or the sandbox gave no answer (``SandboxFailure``:
-  a crash, a protocol violation, a result over its cap): **error**; a timeout: **timeout**;
-- anything else the check's own code raised (a ``KeyError`` on a mistyped probe key, a ``TypeError``
-  in a helper, a broken fixture): **check_error**, the grader's bug and never the candidate's failure
-  (``grader.host.grading`` makes such a grading "not graded"; ``grader validate`` fails the exercise).
-
-Hypothesis reports several distinct failures as one exception group: one leaf that is the check's
-own bug makes the whole check a check error, whatever else was found beside it.
+``classify`` turns the exception a check ended with into its status, message and details: an
+assertion about the candidate's answer (the ``expect_*`` helpers, ``candidate_raises``,
+``assert_close``, an author's ``pytest.fail``) is **failed**; the candidate's code raising or the
+sandbox giving no answer is **error**, a timeout **timeout**; anything else the check's own code
+raised is **check_error**, the grader's bug, never the candidate's failure ("not graded";
+``grader validate`` fails the exercise). In a hypothesis exception group, one such leaf makes it a check error.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """The judge as a pytest plugin: checks are ordinary tests; this turns them into scored outcomes.
 
-Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture,
-the markers (``points``, ``visibility``, ``hint``, ``gpu``), hypothesis settings
-chosen for grading, and one outcome per collected check, written as JSON lines
-to the request's events file (so a judge killed half-way still leaves what it found): the typed events of
-``grader.wire.events``. A grading is one ``GradingRequest`` (``grader.wire.request``), read from
-``--grader-request FILE``; an author's own run may give ``--grader-submission FILE`` instead (and
-``--grader-sandbox docker`` to isolate it), which makes the same request with the defaults.
+Load it with ``-p grader.judge.plugin``. It provides the ``sandbox`` fixture, the markers (``points``,
+``visibility``, ``hint``, ``gpu``), hypothesis settings for grading, and one outcome per check, written
+as JSON lines (``grader.wire.events``) to the request's events file as they happen. A grading is one
+``GradingRequest`` (``grader.wire.request``) read from ``--grader-request FILE``; an author runs the
+checks on any file with ``--grader-submission FILE`` instead (the local sandbox unless
+``--grader-sandbox docker``), the same request made with the defaults.
 """
 
 from __future__ import annotations

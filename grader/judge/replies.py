@@ -1,21 +1,11 @@
 """The shape of every probe's reply, checked before any check reads it: a small schema language.
 
-Each exercise declares, judge side in ``checks/replies.py``, ``REPLIES = {probe name: Reply(shape)}``.
-A shape is written with Python values:
-
-- a type: ``int``, ``float``, ``bool``, ``str``, ``None``, ``TENSOR`` (exactly ``torch.Tensor``),
-  ``OPAQUE`` (a value that came back as a description), ``DTYPE``; ``int | float`` (any of them);
-  ``ANY`` (any value the wire carries); ``TENSOR_OR_OPAQUE`` where the candidate's tensor goes;
-- ``[S]``: a list (or tuple) of S, any length; ``(S1, S2)``: a list or tuple of exactly these;
-- ``{"key": S, "maybe?": S}``: a dict with exactly these keys ("?": optional); ``{str: S}``: any
-  string keys, each value S; ``one_of(A, B)``: A or B; ``or_none(S)``; ``defer(lambda: S)``: a shape
-  that holds itself.
-
-``Reply(shape, returned=(function, what it returns))``: a reply that is ``probekit.returned_instead``'s
-record fails the check in ``expect_returned``'s words. A reply that fits none of its shape is the
-submission's failure (:class:`ReplyMismatch`, an ``AssertionError``), told in the judge's words only:
-a key it names is one the schema declares, never one the sandbox sent. Values are checked, never
-converted: the check reads exactly what came back. Why not pydantic: ``docs/decisions/reply-shapes.md``.
+Each exercise declares, judge side in ``checks/replies.py``, ``REPLIES = {probe name: Reply(shape)}``;
+a shape is Python values (types, ``[S]``, ``(S1, S2)``, ``{"key": S, "maybe?": S}``, ``{str: S}``,
+``one_of``, ``or_none``, ``defer``). A reply that fits none of its shape is the submission's failure
+(:class:`ReplyMismatch`, an ``AssertionError``), told in the judge's words only: a key it names is one
+the schema declares. Values are checked, never converted. The language, and why not pydantic:
+docs/decisions/reply-shapes.md.
 """
 
 from __future__ import annotations

@@ -1,28 +1,10 @@
 """How long hypothesis may work on a candidate's failing example: a fixed number of calls.
 
-When a property check fails, hypothesis shrinks the failing example to a small
-one, and then (its "explain" phase) varies each argument to say which ones
-matter. Every attempt is a call into the sandbox. Hypothesis's own bounds are
-500 successful shrinks and 300 s, and the explain phase tries up to 500
-attempts per argument (about 270 calls for a three-argument check that fails
-on every input, where shrinking itself took 30), so a buggy file could spend
-20-30 s per failing check on an example whose check had already failed.
-
-Grading bounds it in one place, here:
-
-- ``PHASES``: the grading profile's phases, without "explain". Its comments ("or
-  any other generated value") cost most of the calls and tell a candidate little
-  that the shrunk example does not.
-- ``MAX_SHRINK_CALLS``: calls of the check once shrinking has begun (the replay
-  of the failures found and the shrink passes together). A count, not a clock,
-  so the same file and seed give the same counterexample on a fast machine and
-  a loaded one. This is the bound that is meant to end it.
-- ``MAX_SHRINKS`` (successful shrinks) and ``MAX_SHRINKING_SECONDS``: hypothesis's
-  own bounds, lowered, as a safety net where calls are slow; should this
-  hypothesis release lack the hook the count needs, they still apply.
-
-Stopping early never changes a score: the check has failed either way. The
-example shown is the smallest found within the budget.
+Every shrink attempt is a call into the sandbox, and hypothesis's own bounds let a buggy file spend
+tens of seconds per failing check. Grading bounds it here: ``PHASES`` without "explain";
+``MAX_SHRINK_CALLS``, a count, not a clock, so the same file and seed give the same counterexample on
+any machine; ``MAX_SHRINKS`` and ``MAX_SHRINKING_SECONDS`` as a safety net. Stopping early never
+changes a score: the check has failed either way. See docs/decisions/shrinking-budget.md.
 """
 
 from __future__ import annotations

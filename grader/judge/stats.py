@@ -1,13 +1,10 @@
 """Goodness of fit for random initialisations: Kolmogorov-Smirnov distances and a threshold.
 
-A check of "drawn from U(-a, a)" or "normal with std s" cannot compare values;
-it measures how far the sample's distribution is from the law (the largest gap
-between the empirical CDF and the law's) and fails above a threshold that a
-correct implementation exceeds with probability at most ``FALSE_FAILURE``
-(Dvoretzky-Kiefer-Wolfowitz, Massart's constant: ``P(D_n > t) <= 2 exp(-2 n t²)``
-for every n and t). ``expect_fits`` compares a sample's distance with the threshold
-for that sample's size, through ``expect_bounded``: a NaN in the sample gives a NaN
-distance, which fails there.
+A check of "drawn from U(-a, a)" cannot compare values: it measures the largest gap between the
+sample's empirical CDF and the law's, and fails above a threshold a correct implementation exceeds
+with probability at most ``FALSE_FAILURE`` (Dvoretzky-Kiefer-Wolfowitz with Massart's constant:
+``P(D_n > t) <= 2 exp(-2 n t²)``). ``expect_fits`` compares through ``expect_bounded``: a NaN in the
+sample gives a NaN distance, which fails.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """How close is close enough: one tolerance per dtype, named once per exercise.
 
-What the candidate computed and what the judge computed differ by rounding, and
-rounding depends on the dtype: float32 keeps about 7 digits, float64 about 16. A
-check that holds a float64 result to float32's tolerance lets a candidate who
-silently computes in float32 pass; one that holds float32 to float64's fails a
-correct answer. So an exercise names its tolerances once, as ``Tolerances`` (a
-``Tolerance`` per floating dtype), and every comparison picks the one for the
-dtype the judge expects::
-
-    TOL = Tolerances()                                     # the presets below
-    TOL = Tolerances(float32=Tolerance(atol=1e-4, rtol=1e-4))  # larger sums, say why
-    expect_close(out, want, "out", tol=TOL)                # picked by want.dtype
-
-The presets hold for values of order 1 and small sizes (tens of terms per sum):
-float32 rounding there is ~1e-6, float64 ~1e-15, so a correct answer is far
-inside them and a wrong formula, a wrong scale or a lost dtype far outside.
-An exercise with larger sums, or a formula that loses digits, says so with its own.
+Rounding depends on the dtype: a check holding a float64 result to float32's tolerance passes a
+candidate who silently computes in float32; one holding float32 to float64's fails a correct answer.
+So an exercise names ``Tolerances`` (a ``Tolerance`` per floating dtype) once, and every comparison
+picks the one for the dtype the judge expects (``expect_close(out, want, "out", tol=TOL)``). The
+presets hold for values of order 1 and tens of terms per sum (float32 rounding ~1e-6, float64
+~1e-15): a correct answer far inside, a wrong formula far outside. Larger sums set their own.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Exact equality of nested data (dicts, lists, tensors, numbers), saying where it first breaks.
 
-Some results must come back bit for bit: a state_dict after a save and a load, a
-snapshot restored, parameters a refused call must not have touched. ``==`` on
-such trees says nothing useful (or raises, on tensors), and ``torch.equal`` only
-compares one tensor. ``expect_equal`` walks both trees and names the first place
-they differ: the path, and for a tensor how many values differ and the first one.
-
-NaN never equals anything, itself included (``torch.equal`` and ``!=`` agree), so
-a NaN can only fail. Lists and tuples compare alike (data that crossed the
-sandbox's protocol may come back as either); dict keys compare as text (an
-optimizer's state is keyed by ints, a model's by names).
+Some results must come back bit for bit (a state_dict after a save and a load, parameters a refused
+call must not have touched); ``==`` says nothing useful on such trees. ``expect_equal`` walks both and
+names the first place they differ: the path, and for a tensor how many values differ and the first.
+NaN never equals anything, so a NaN can only fail; lists and tuples compare alike (the protocol may
+return either); dict keys compare as text (an optimizer's state is keyed by ints).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Survivors an author has judged equivalent: the same behaviour as the reference, so no check can kill them.
 
-Each exercise may keep ``solutions/<name>/equivalent_mutants.toml``::
-
-    [[equivalent]]
-    id = "swap_arguments@41:31"
-    line = "scores = q @ k.transpose(-2, -1)"
-    reason = "transpose(-2, -1) and transpose(-1, -2) are the same permutation."
-
-A survivor is then either killed by a new check or recorded here, with the reason a reviewer
-can check. ``line`` is the reference's line the id points at, stripped: when the reference is
-edited the id may come to point elsewhere, and a record whose id no longer makes a mutant,
-or whose line no longer reads as recorded, is reported stale instead of silently excusing
-a different mutant. Beside the solutions (judge side), never in a candidate's pack.
+Each exercise may keep ``solutions/<name>/equivalent_mutants.toml``: ``[[equivalent]]`` entries with the
+mutant's ``id``, the reference's ``line`` it points at (stripped) and the ``reason`` a reviewer can
+check. A survivor is then either killed by a new check or recorded here. When the reference changes, a
+record whose id no longer makes a mutant, or whose line no longer reads as recorded, is reported stale
+instead of silently excusing a different mutant. Judge side, never in a candidate's pack.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Mutants of a reference, made from its source: each a named, located, one-token-sized change.
 
-A mutant's id is ``OPERATOR@LINE:COL`` (1-based, where the change starts in the reference),
-with ``#K`` added when the same operator makes more than one mutant starting there. So an
-id says what changed and where, reads the same on every run, and is what an exercise
-records when it calls a survivor equivalent (:mod:`grader.mutation.equivalents`); when
-the reference changes above it, the id moves and the record goes stale, which is reported,
-not silently kept.
-
-Mutants come in a stable order (the operators' order, then their place in the file). One
-that does not parse, one that is the reference's own program (the same ``ast`` up to
-formatting) and one that is the same program as an earlier mutant are dropped, each with
-its reason, before anything is graded.
+A mutant's id is ``OPERATOR@LINE:COL`` (1-based, where the change starts), with ``#K`` when the same
+operator makes several there: it says what changed and where, reads the same on every run, and is what
+an equivalence record names (:mod:`grader.mutation.equivalents`); an edit above moves it and the record
+goes stale, reported. Mutants come in a stable order (operators, then place). One that does not parse,
+is the reference's own program, or repeats an earlier mutant is dropped with its reason before grading.
 """
 
 from __future__ import annotations

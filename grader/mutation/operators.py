@@ -1,22 +1,11 @@
 """Which mutations are made: cosmic-ray's operators, a chosen few, and three of ours in its interface.
 
-cosmic-ray (the ``mutation`` extra) is a well-kept mutation tester whose operators are small
-classes over a parso tree: ``mutation_positions(node)`` says where one applies,
-``mutate(node, index)`` makes the change, and parso gives back the source with every
-untouched byte as it was, so a mutant's diff is the one changed token. Only those classes
-are used here, never its runner, its sessions database or its plugin loader: grading is
-``grader.host.grading.grade``'s.
-
-Not all of them. cosmic-ray replaces each binary operator with every other one (``a * b``
-becomes ``a >> b``, ``a ^ b``, ...), which on tensors is a TypeError on the first call:
-killed by any check, a grading spent and the score inflated. The pairs kept are mistakes
-someone writing PyTorch makes (``/`` for ``//``, ``<`` for ``<=``, a lost minus on
-``dim=-1``). Its random operators (variable replacement and insertion) and the exception
-replacer (its mutant names a cosmic-ray class the sandbox cannot import) are left out.
-
-What it has no operator for, ours add in the same interface: a dropped statement, two
-arguments swapped, and ``@`` read as ``*``. Dims and off-by-one come from cosmic-ray's
-number replacer (``dim=-1`` becomes ``-2`` or ``-0``, ``n - 1`` becomes ``n - 2``).
+cosmic-ray's operators are small classes over a parso tree that give back the source with every
+untouched byte as it was, so a mutant's diff is the one changed token; only those classes are used,
+never its runner. The operator pairs kept are mistakes someone writing PyTorch makes (``/`` for ``//``,
+``<`` for ``<=``, a lost minus); pairs that are a TypeError on tensors, its random operators and its
+exception replacer are left out. Ours add a dropped statement, two arguments swapped, and ``@`` read as
+``*``. See docs/decisions/mutation-operators.md.
 """
 
 from __future__ import annotations

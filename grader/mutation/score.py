@@ -1,24 +1,12 @@
 """Grade an exercise's generated mutants and say which its checks kill: the mutation score.
 
-Each mutant is graded as any submission is (:func:`grader.host.grading.grade`, in one pool of
-``jobs`` gradings for all exercises, as ``grader validate`` does) and classified:
-
-- killed: it lost points on a check that failed or raised;
-- timed out: it lost points only on checks that ran past a deadline (a call's or the
-  grading's) - caught, but by the clock, which is slow and says little about the checks;
-- survived: full marks, so no check tells it from the reference;
-- equivalent: recorded in ``equivalent_mutants.toml`` as behaving like the reference
-  (not graded: it survives by definition);
-- not graded: the grading failed (infrastructure), which says nothing about the checks; rerun.
-- check error: a check's own code raised on the mutant (issue 26): never a kill; named as a problem
-  of the exercise (exit 4), and left out of the score like "not graded".
-
-score = killed / (total - equivalent - not graded). Each grading costs seconds, so
-``max_mutants`` grades a deterministic sample per exercise: the mutants whose
-``sha256(exercise:id)`` sort first, so that a sample stays the same from run to run and
-a new mutant displaces at most one old one. Stopping a grading at its first lost point
-would save time, but the judge has no such mode (a judge ended early is "not graded");
-the saving it would bring is measured from the check durations instead (:attr:`early_stop_share`).
+Each mutant is graded as any submission is (:func:`grader.host.grading.grade`, one pool for all
+exercises) and classified: killed (lost points on a failed or raising check), timed out (lost points
+only past a deadline), survived (full marks), equivalent (recorded, not graded), not graded (rerun), or
+check error (the check's own code raised: never a kill; a problem of the exercise, exit 4).
+score = killed / (total - equivalent - not graded). ``max_mutants`` grades a deterministic sample
+per exercise; :attr:`early_stop_share` measures what stopping at a first lost point would save.
+See docs/decisions/mutation-operators.md.
 """
 
 from __future__ import annotations

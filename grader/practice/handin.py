@@ -1,15 +1,10 @@
 """``grader hand-in``: a candidate's answer, packed exactly as ``grader batch`` reads it.
 
-The zip holds ``<candidate>/<exercise>/<file>.py`` (the workspace's file, byte for byte)
-and, beside it, ``HANDIN.toml``: the file's sha256, the exercise's fingerprint from the
-workspace's marker, and the last grading of the exercise in this machine's history (score,
-when, and whether it graded these very bytes). A panel collects every hand-in into one folder
-(``grader collect``, each zip into its own candidate's folder only) and runs ``grader batch`` on it:
-the batch grades the ``.py`` file again, so nothing in ``HANDIN.toml`` is believed; its sha256 is
-checked against the graded file, and the rest is the candidate's own summary, for the panel to compare.
-
-Like ``grader pack``, the bytes are reproducible (fixed timestamps, modes and order): the same
-file and the same last grading give the same zip, so its sha256 identifies what was sent.
+The zip holds ``<candidate>/<exercise>/<file>.py`` (byte for byte) and ``HANDIN.toml``: the file's
+sha256, the exercise's fingerprint and the last grading of it on this machine (score, when, whether of
+these bytes). ``grader collect`` puts hand-ins in one folder for ``grader batch``, which grades the file
+again: only the sha256 is checked, the rest is the candidate's summary for the panel. Like
+``grader pack``, the bytes are reproducible, so the zip's sha256 identifies what was sent.
 """
 
 from __future__ import annotations

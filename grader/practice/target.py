@@ -1,16 +1,10 @@
 """Which exercise and which file ``grader submit`` means, from zero, one or two arguments.
 
-- ``grader submit`` inside a workspace: its exercise, its file.
-- ``grader submit FILE`` (or a workspace folder): the workspace holding it says the exercise.
-- ``grader submit NAME``: that exercise; inside a workspace of the same exercise, the
-  workspace's file, otherwise the exercise's own stub.
-- ``grader submit NAME FILE``: exactly that.
-
-The exercise always comes from the catalog the command grades against (``grader.catalogs``),
-by the name the argument or the workspace's marker gives: a folder here that holds an
-``exercise.toml`` is never loaded, whatever it is called. A path that is a workspace wins over
-an exercise of the same name, because ``grader init attention`` makes a folder called
-``attention``: the candidate who then types ``grader submit attention`` means their work.
+No argument: the workspace's exercise and file. ``FILE`` (or a workspace folder): the workspace holding
+it says the exercise. ``NAME``: that exercise, with the workspace's file inside one of it, else its
+stub. ``NAME FILE``: exactly that. The exercise always comes from the catalog the command grades
+against (``grader.catalogs``): a folder holding an ``exercise.toml`` is never loaded. A path that is a
+workspace wins over an exercise of the same name (``grader init attention`` makes ``attention/``).
 """
 
 from __future__ import annotations

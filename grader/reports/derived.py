@@ -1,30 +1,12 @@
 """What a report says that follows from its checks: computed, never believed.
 
-A report's headline (score, max score, its flags) is a function of its per-check
-results and findings. A stored copy holds the headline too, for readers that want
-one number, and anyone who can write the file can change it without touching the
-checks; a scorecard, the batch's CSV or a regrade that believed it would then show
-22/22 for a real 0/22. So every reader goes through :func:`edits` (:func:`report_from_json`
-calls it): a report whose stored headline disagrees with what its checks say is
-refused as edited, naming the field and both values.
-
-Flags are never stored in a report at all: :func:`report_flags` computes them from
-the checks and findings each time, so nothing can hold a flag that disagrees.
-
-What is derived, and so checked here:
-
-- a check's points: full points when it passed, none otherwise (checks are pass/fail; a
-  partial-credit rule would be written here, once);
-- the report's score and max score: the sums over the checks that were not skipped;
-- a not-graded report: no score; a graded one: at least one check;
-- what the sandbox's nets saw during a check (a forbidden call, tampering): that check
-  has no credit, and (in the panel's copy) the report's lists carry it, so its flag cannot
-  be dropped alone;
-- tampering anywhere: no check has credit (``grader.host.decision``).
-
-What is not derived cannot be checked from the report alone (a consistent forgery of
-statuses, scores and findings together): that is what signatures
-(``grader.evidence.signing``) and ``grader regrade`` are for.
+A report's headline (score, max score) is a function of its per-check results and findings; anyone who
+can write a stored copy can change it without touching the checks. So every reader goes through
+:func:`edits` (:func:`report_from_json` calls it): a stored headline that disagrees with the checks is
+refused as edited, naming the field and both values. Flags are never stored: :func:`report_flags`
+computes them. Derived: a check's points (pass/fail); score and max score over checks not skipped; no
+score when not graded, a check at least when graded; no credit where the sandbox's nets saw something,
+none anywhere after tampering. A consistent forgery is what signatures and ``grader regrade`` are for.
 """
 
 from __future__ import annotations

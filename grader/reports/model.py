@@ -130,7 +130,7 @@ class CheckResult(_Model):
                                   "sandbox (grader.host.arbitration): counted as the submission's failure")
     skipped_for: SkipReason | None = Field(
         default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
-                                  "(None: a reason the check gave, or a report before issue 28)")
+                                  "(None: a reason the check gave, or a report older than this field)")
 
     @property
     def function(self) -> str:
@@ -228,7 +228,7 @@ class Diagnosis(_Model):
     one only when ``candidate_visible`` (it says nothing their scorecard does not).
     """
 
-    kind: Literal["mistake", "outcome"] = Field(default="mistake", description="reports before issue 26: mistake")
+    kind: Literal["mistake", "outcome"] = Field(default="mistake", description="older reports: mistake")
     mutant: str = Field(default="", description="the mutant's name (its file's stem in solutions/<exercise>/); "
                                                 "empty for an outcome")
     description: str = Field(description="the mistake in the author's words, or what happened (an outcome)")
@@ -268,21 +268,21 @@ class Report(_Model):
     checks: list[CheckResult] = Field(default_factory=list)
     forbidden: list[ForbiddenHit] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list,
-                                    description="tampering, dynamic access and private torch use (reports before "
-                                                "issue 13 have none)")
+                                    description="tampering, dynamic access and private torch use (reports older "
+                                                "than this field have none)")
     violations: list[Violation] = Field(default_factory=list,
                                         description="how the file leaves its exercise's language subset; any one "
-                                                    "leaves every check not run (reports before issue 25 have none)")
+                                                    "leaves every check not run (older reports have none)")
     warnings: list[ReportWarning] = Field(default_factory=list,
-                                          description="each with its code (reports before issue 28 have plain "
+                                          description="each with its code (older reports have plain "
                                                       "strings, read as 'unclassified')")
     load_error: LoadError | None = Field(default=None, description="why no check ran: the file does not import, "
-                                                                   "or is the untouched stub (reports before "
-                                                                   "issue 14 have none)")
+                                                                   "or is the untouched stub (reports older "
+                                                                   "than this field have none)")
     untouched_stub: bool = Field(default=False, description="the file is the exercise's stub byte for byte: no check "
                                                             "ran and nothing of the candidate's was graded")
     diagnosis: list[Diagnosis] = Field(default_factory=list, description="the named mistakes this grading looks "
-                                                                         "like, nearest first (reports before issue 17 have none)")
+                                                                         "like, nearest first (older reports have none)")
     follow_ups: list[FollowUp] = Field(default_factory=list, description="interview questions for the panel; never "
                                                                          "in a candidate's copy")
     started_at: str = ""

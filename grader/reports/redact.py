@@ -1,26 +1,11 @@
 """A report as a candidate may keep it: hidden checks reduced to a safe name, points and status.
 
-This is the one place a report is redacted. ``grader submit --json`` in the
-candidate audience writes :func:`for_audience`'s copy, and every scorecard
-(terminal, HTML, Markdown) is rendered from that same copy by
-``scorecard.scorecard_view``, so no format can show what another withholds.
-
-A hidden check's inputs can hide in more than its message: in its pytest id and
-name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
-hit that names the check, in a "not graded" reason that quotes the judge's
-log, and in its timing (a file that sleeps in proportion to an input): a hidden
-check keeps no duration, the grading's total is whole seconds. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
-those every check of which is visible (``Diagnosis.candidate_visible``); interview follow-ups carry
-the panel's answers and are dropped. Each is handled here. The copy says so (``audience: candidate``), is
-never fed back into a batch, and redacting it again changes nothing.
-
-Every word a candidate reads is the judge's: the only text from the sandbox a copy keeps is
-what visible checks themselves said (their output, the exception and traceback the
-candidate's code raised, capped where they are recorded). A forbidden API is named from the
-exercise's list when the report is made (the sandbox sends indices); a stored report made
-before that, or edited, is held to the same rule here: a hit whose name is not a dotted
-Python name is "a forbidden API", and what the sandbox's nets once reported as tampering in
-their own words (``tampered``, runtime findings) is not repeated.
+The one place a report is redacted: ``grader submit --json`` for candidates writes :func:`for_audience`'s
+copy, and every scorecard is rendered from that copy, so no format shows what another withholds. A
+hidden check's inputs can hide in its id, a forbidden hit, a "not graded" reason or its timing; each is
+handled here, as are diagnoses naming hidden checks and interview follow-ups. Every word a candidate
+reads is the judge's: the only sandbox text kept is what visible checks said. The copy says
+``audience: candidate`` and redacting it again changes nothing. See docs/decisions/candidate-redaction.md.
 """
 
 from __future__ import annotations

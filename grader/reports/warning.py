@@ -1,4 +1,4 @@
-"""A report's warnings: each a code that code decides by, and the words people read (issue 28).
+"""A report's warnings: each a code that code decides by, and the words people read.
 
 Before, a warning was its text, and ``grader validate`` found an undocumented check by matching
 "has no docstring" in it: rewording a warning changed what validate decided. Now the words are for

@@ -1,14 +1,11 @@
-"""A forbidden package's ``import`` refused, and a removed API's source never loaded again (the imports part
-of ``grader.sandbox.removal``).
+"""A forbidden package's ``import`` refused, and a removed API's source never loaded again.
 
-The candidate's own ``import`` of a forbidden package fails. This is all absence can
-mean for a standard-library package (``time``, ``threading``), which torch and the
-worker use themselves; the judge refuses the import anyway. A module of a forbidden
-torch package that is not loaded yet cannot be loaded at all, and no file a removed API
-was defined in (its ``.py``, its cached ``.pyc``, a package's whole folder) can be opened,
-under any path: an audit hook, which nothing in the process can remove, refuses every
-route that would run it again as another module (a spec, a loader, ``runpy``, a copy).
-Standard library only: it runs from the staged copy in the sandbox.
+The imports part of ``grader.sandbox.removal``. The candidate's own ``import`` of a forbidden package
+fails; a module of a forbidden torch package not loaded yet cannot be loaded at all, and no file a
+removed API was defined in (its ``.py``, its ``.pyc``, a package's folder) can be opened under any
+path: an audit hook, which nothing in the process can remove, refuses every route that would run it
+again. Standard library only: it runs from the staged copy in the sandbox.
+See docs/decisions/forbidden-api-removal.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """The dispatcher half of ``grader.sandbox.removal``: operators that raise, whoever calls them.
 
-Every operator whose name matches one of an API's ``[forbidden.kernels]`` patterns (matched
-against the operators this torch really has) gets the API's raiser as its kernel at every
-dispatch key that had one: the keys its dispatcher dump lists, so ``MkldnnCPU``, ``Tracer`` and
-``Batched`` too, which torch's Python enum does not name. What is left in its computed table is
-backend fallbacks and fallthroughs, which only redispatch. The Python implementations torch
-keeps for those operators (``py_kernels``, the decomposition tables) are replaced too.
-
-Standard library and torch only: it runs from the staged copy in the sandbox.
+Every operator whose name matches one of an API's ``[forbidden.kernels]`` patterns (matched against
+the operators this torch really has) gets the API's raiser as its kernel at every dispatch key that
+had one, as its dispatcher dump lists them (``MkldnnCPU``, ``Tracer``, ``Batched`` too); what is left
+is fallbacks and fallthroughs, which only redispatch. Torch's Python implementations of those
+operators (``py_kernels``, the decomposition tables) are replaced too. Standard library and torch
+only: it runs from the staged copy. See docs/decisions/forbidden-api-removal.md.
 """
 
 from __future__ import annotations

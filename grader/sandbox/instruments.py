@@ -1,13 +1,11 @@
 """What a probe measures with, kept out of the candidate's reach. It runs INSIDE the sandbox.
 
-Whatever a probe hands the candidate (a model, a block, an optimizer, a scaler, a tensor) is
-theirs to read and rewrite: its attributes, its hooks (``_forward_hooks``, ``_backward_hooks``),
-any list it holds. So a probe keeps its measurements in a :class:`Ledger` of its own variables;
-an object that records (a probe's model, ``probekit.RecordingSGD``) finds its ledger and its tag
-through :func:`attached`, a registry here keyed by the object's identity; liveness is read from
-weak references the ledger holds; and what a call leaves alive is measured by :class:`Allocations`,
-which sees every tensor an operator makes however autograd was asked to save it (an inner
-``saved_tensors_hooks`` context included). A submission cannot import this module.
+Whatever a probe hands the candidate is theirs to read and rewrite (attributes, hooks, any list it
+holds). So a probe keeps its measurements in a :class:`Ledger` of its own variables; an object that
+records finds its ledger and tag through :func:`attached`, a registry keyed by the object's identity;
+liveness is read from weak references the ledger holds; and what a call leaves alive is measured by
+:class:`Allocations`, which sees every tensor an operator makes however autograd was asked to save it.
+A submission cannot import this module.
 """
 
 from __future__ import annotations

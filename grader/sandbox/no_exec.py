@@ -1,14 +1,11 @@
 """No new program in the sandbox: a seccomp filter on ``execve`` and ``execveat``. INSIDE the sandbox.
 
-The forbidden APIs are removed from the worker's own interpreter (``grader.sandbox.removal``); a
-fresh ``python -c`` would have them back. So once the worker has removed them, before the
-candidate's module is imported, it installs a filter under which neither it, nor any thread it
-runs, nor any process it or they start (filters are inherited and cannot be lifted) can execute
-a program, or signal PID 1 (a container's worker server) or every process: the call fails with EPERM. Processes an exercise needs are forks, or come from a
-forkserver sealed the same way when it started (``grader.sandbox.sealed``).
-
-Linux on x86-64 and arm64; elsewhere :func:`install` says why not, and the report says so.
-Standard library only (``ctypes``, no libseccomp): it is staged into the sandbox.
+Forbidden APIs are removed from the worker's own interpreter; a fresh ``python -c`` would have them
+back. So once they are removed, before the candidate's module is imported, the worker installs a
+filter (inherited, never lifted) under which no thread or process can execute a program, or signal
+PID 1 or every process: the call fails with EPERM. Processes an exercise needs are forks, or come
+from a forkserver sealed the same way (``grader.sandbox.sealed``). Linux on x86-64 and arm64;
+elsewhere :func:`install` says why not. Standard library only (``ctypes``, no libseccomp).
 """
 
 from __future__ import annotations

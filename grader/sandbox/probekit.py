@@ -1,32 +1,12 @@
 """The probe kit: what several exercises' probes need, written once. It runs INSIDE the sandbox.
 
-Staged beside the worker (``lib/grader/sandbox/probekit.py``), so a probe imports
-it as ``from grader.sandbox import probekit``. Like the worker it imports the
-standard library, torch and the grader's sandbox-side modules only, and the judge
-never imports anything back from the sandbox: everything here is the candidate's to
-read and patch once their module is imported, so nothing here decides anything.
-It builds, runs and reports; the checks judge.
-
-What it holds:
-
-- **reporting what the candidate gave**, one way each:
-  ``returned_instead(value)``, the answer of a probe that cannot go on because the
-  candidate's function returned ``value`` (the judge reads it with
-  ``grader.judge.expect_returned``); ``opaque(value)``, a value the contract did
-  not promise, put where the value goes (the judge receives a ``grader.wire.protocol.Opaque``:
-  its type name and a capped repr, equal to nothing); ``raised(exc)``, an exception
-  the probe caught (the judge reads it with ``grader.judge.expect_raised``);
-  ``tensor(value)``, a tensor cloned off its graph, or ``opaque``;
-- **autograd**: ``backward_grads``, the gradients of sum(out * grad_out);
-- **instruments** (``grader.sandbox.instruments``, re-exported): ``Ledger``, ``attached``,
-  ``Allocations`` and ``count_entries``, the one way a probe measures what the candidate's code does, kept where
-  that code cannot reach it (never on an object it is handed);
-- **models**: ``seeded`` (build under a fixed seed), ``load_parameters``,
-  ``parameters`` / ``gradients`` (clones by name), ``RecordingSGD`` (an SGD that
-  notes its calls and the gradients each step sees in a ledger);
-- **process groups**: ``run_ranks`` runs one scenario on a fresh gloo group of N
-  forked ranks with deadlines, ``call_candidate`` turns a candidate's exception in a
-  rank into the worker's own error record.
+Staged beside the worker and imported as ``from grader.sandbox import probekit``; like the worker it
+imports the standard library, torch and the sandbox-side modules only. Everything here is the
+candidate's to patch once their module is imported, so it builds, runs and reports; the checks judge.
+It holds: one way each to report what the candidate gave (``returned_instead``, ``opaque``, ``raised``,
+``tensor``); ``backward_grads``; the instruments (``grader.sandbox.instruments``, re-exported);
+models (``seeded``, ``load_parameters``, ``parameters``, ``gradients``, ``RecordingSGD``); and process
+groups (``run_ranks``, ``call_candidate``). AUTHORING.md says which a probe uses for what.
 """
 
 from __future__ import annotations

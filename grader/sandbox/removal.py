@@ -1,44 +1,12 @@
 """Forbidden APIs made absent in the sandbox, before the candidate's module is imported.
 
-The second net behind the judge's source check. It does not watch calls (a watch
-is per thread and lives in the candidate's own interpreter, where a new thread, a
-``__wrapped__`` or ``torch._C.DisableTorchFunction()`` gets past it); it takes
-what the exercise forbids out of the process, so there is nothing left to reach:
-
-- **operators**: every dispatcher operator whose name matches one of the
-  exercise's ``[forbidden.kernels]`` patterns (matched against the operators this
-  torch really has) gets a kernel that raises, at every dispatch key that had one
-  (the backends, Meta, the Autograd and Composite aliases, vmap, autocast...). The
-  dispatcher is one table for the whole process, so no thread, no mode switch
-  (``no_grad``, ``inference_mode``, below-autograd guards, ``DisableTorchFunction``)
-  and no alias (``torch.X``, ``torch._C._nn.X``, ``x.X()``, ``torch.ops.aten.X``)
-  reaches the original. The Python decompositions torch keeps for those operators
-  (the tracing machinery's tables, ``py_kernels``) are replaced too;
-- **Python-level APIs** (``[forbidden] apis``): a Python function is emptied in
-  place (its code replaced by one that raises, along its ``__wrapped__`` chain and
-  the closures holding it), so every reference anywhere, a subclass, a table or a
-  decorator's closure, holds the empty one; a class has every method of its own
-  emptied; a C function is replaced by a raising stand-in in every torch namespace
-  that binds it (what it computes is the operators' part); a torch package has
-  every function and class defined in it emptied, and no module of it can be
-  loaded any more;
-- **imports**: the candidate's own ``import`` of a forbidden package fails. This is
-  all absence can mean for a standard-library package (``time``, ``threading``),
-  which torch and the worker use themselves; the judge refuses the import anyway.
-
-A removed API raises :class:`ForbiddenAPIError` and is recorded as its index in the
-list the judge sent: the worker reports indices, and the judge names them from the
-exercise's own list, in its own words. Recording can only take credit away.
-
-Processes: ``fork`` children inherit all of this. A process ``multiprocessing``
-starts fresh (spawn, forkserver: the DDP ranks of ``probekit.run_ranks``) imports
-the worker's main module as ``__mp_main__`` first, which installs the same plan
-from :data:`PLAN_ENV` (see ``grader.sandbox.worker``). A process started any other
-way (``subprocess``) is the judge's subset to refuse.
-
-The dispatcher half lives in ``grader.sandbox.absent_ops``, the imports' in
-``grader.sandbox.absent_imports``. Standard library, torch and those modules only: it runs
-from the staged copy in the sandbox.
+The second net behind the judge's source check: rather than watching calls (a watch is per thread,
+in the candidate's interpreter), it takes what the exercise forbids out of the process. Matching
+dispatcher operators raise at every key; Python-level APIs are emptied in place; the candidate's
+import of a forbidden package fails. A removed API raises :class:`ForbiddenAPIError` and is recorded
+as its index in the judge's list; recording can only take credit away. ``multiprocessing``'s fresh
+processes install the same plan from :data:`PLAN_ENV`. Halves: ``absent_ops``, ``absent_imports``.
+Standard library, torch and those modules only. See docs/decisions/forbidden-api-removal.md.
 """
 
 from __future__ import annotations

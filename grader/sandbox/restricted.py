@@ -1,19 +1,12 @@
 """The candidate's module loaded as the judge rewrote it, with builtins the judge chose. INSIDE the sandbox.
 
-The judge parsed the file, rewrote every attribute, item, call, iteration and ``with`` to go
-through a guard (``grader.subset.rewrite``) and staged that tree beside the file as JSON
-(``subset/<module>.json``). This compiles exactly that tree, under the file's own name (so
-tracebacks show the candidate's lines), into a module whose ``__builtins__`` is a mapping of
-its own: the guards (``grader.sandbox.guard_ops``, deciding by ``grader.sandbox.runtime_subset``),
-guarded ``getattr``/``hasattr``/``setattr``/``delattr``, an ``__import__`` that imports only what
+This compiles the judge's rewrite (``grader.subset.rewrite``, staged as ``subset/<module>.json``)
+under the file's own name, into a module whose ``__builtins__`` is its own mapping: the guards
+(``grader.sandbox.guard_ops``), guarded ``getattr`` and kin, an ``__import__`` that imports only what
 the subset allows, and no ``exec``, ``eval``, ``compile``, ``globals``, ``locals``, ``vars``,
-``breakpoint`` or ``help`` (nor ``open`` unless the exercise allows it, then never under ``/proc``,
-``/sys`` or ``/dev``).
-
-Every process imports the candidate's module through this file: the staged ``subset/<module>.py``
-stands first on ``sys.path`` and calls :func:`load`, so a probe's import, a spawned rank and a
-DataLoader worker all get the guarded module. Standard library only; it decides nothing the
-judge reads but the refusal's type (``SubsetGuardRefused``).
+``breakpoint``, ``help`` (nor ``open`` unless allowed, never under ``/proc``, ``/sys``, ``/dev``).
+Every process imports the candidate's module through :func:`load` (the staged ``subset/<module>.py``).
+Standard library only; decides nothing the judge reads. See docs/decisions/runtime-subset.md.
 """
 
 from __future__ import annotations

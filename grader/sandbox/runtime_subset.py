@@ -1,19 +1,12 @@
 """The subset at run time: what each guarded operation of a rewritten submission may do. INSIDE the sandbox.
 
-The judge rewrote the module so every attribute, item, call result, iteration and ``with``
-calls one of these guards (``grader.wire.guarded``), and sent the lists they read
-(``grader.subset.guard``). A guard refuses, whatever path produced the value:
-
-- a name outside the subset: a dunder off the list, frame or code internals, torch's dispatch
-  switches, a private name of an object the candidate did not create (its own classes, their
-  instances and its own functions are its; torch's, the standard library's and the probes' are not);
-- a value outside it: a module the subset does not allow, a frame, code object or traceback,
-  a module's namespace or the builtins mapping, a function or class of a module no exercise may
-  allow (``os``, ``sys``, ``importlib``, ``pickle``...), code-running builtins, a forbidden API
-  reached under a name that is not its own (its own name is the judge's audit's to count);
-- a write that patches code: a module's functions, or anything of a class or function not the candidate's.
-
-Standard library only (torch is looked up in ``sys.modules``): it is staged into the sandbox.
+Every attribute, item, call result, iteration and ``with`` of the rewritten module calls a guard
+(``grader.wire.guarded``) reading the judge's lists (``grader.subset.guard``). A guard refuses,
+whatever path produced the value: a name outside the subset (a private name of an object the
+candidate did not create, among others), a value outside it (a module not allowed, a frame, a
+code-running builtin, a forbidden API under a name not its own...), and a write that patches code
+not the candidate's. Standard library only (torch is looked up in ``sys.modules``).
+See docs/decisions/runtime-subset.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The grading queue is the database: a grading is a row before any worker sees it, and loses nothing after.
 
-Workers pull (as in PrairieLearn's and XQueue's external graders): a claim takes the oldest
-queued row whose assessment has a free grading slot, marks it running under the worker's id
-with a lease, and records the attempt, all in one transaction (SQLite: the write lock, taken at
-``BEGIN IMMEDIATE``; PostgreSQL: ``FOR UPDATE SKIP LOCKED`` on the rows, then the assessment's
-row locked to count its running gradings). A worker renews its leases while it grades. A row
-whose worker died (its process gone, or its lease run out) is put back, and its attempt is
-recorded as lost. Only the worker holding a row may finish it, so a worker presumed dead that
-finishes late changes nothing: each grading ends once. Infrastructure failures are retried
-with a back-off, then "not graded" (never a score); a check error is final, with its report.
+Workers pull (as PrairieLearn's and XQueue's external graders do): a claim takes the oldest queued row
+whose assessment has a free slot, marks it running under the worker's id with a lease and records the
+attempt, in one transaction (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: ``FOR UPDATE SKIP LOCKED``, then
+the assessment's row). Leases are renewed while grading; a dead worker's row is put back and its attempt
+recorded lost. Only the holder may finish a row, so each grading ends once. Infrastructure failures are
+retried with a back-off, then "not graded" (never a score); a check error is final, with its report.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""Annotations are code typing evaluates: ``typing.get_type_hints``, which ``functools.singledispatch``'s
-``register`` calls, runs every string in a function's or class's annotations with ``eval``, and looks
-every name up in the module. A string there escapes the judge's other rules unless it is judged too,
-and a name that is a *value* there (``T = list[s]`` with ``s`` built at run time) hands typing a
-string the judge never saw.
+"""Annotations are code typing evaluates, so they are judged as code.
 
-So, in an annotation: every string typing evaluates is parsed and judged as if written out
-(not a ``Literal``'s values, not ``Annotated``'s metadata), and every name names a type: a builtin,
-an import, a class, a ``TypeVar``/``NewType``/``ParamSpec``, or an alias whose value is itself
-such a type expression. Anything else is a violation that says so.
+``typing.get_type_hints`` (which ``functools.singledispatch``'s ``register`` calls) runs every string
+in an annotation with ``eval`` and looks every name up in the module. So in an annotation every
+string typing evaluates is parsed and judged as if written out (not a ``Literal``'s values, not
+``Annotated``'s metadata), and every name names a type: a builtin, an import, a class, a ``TypeVar``/
+``NewType``/``ParamSpec``, or an alias whose value is itself such a type expression (a value built at
+run time would hand typing a string the judge never saw). Anything else is a violation saying so.
 """
 
 from __future__ import annotations

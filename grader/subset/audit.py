@@ -1,22 +1,12 @@
 """The judge's subset check: the trusted decision about what a submission may run at all.
 
-It parses the submission (never runs it) and checks it against its exercise's language
-subset (``policy``): a module and member allowlist, builtins without ``exec``/``eval``/
-``vars``..., dunders and frames out of reach, modules never used as values, ``getattr``
-only ever called (``walk``, over the file's ``scopes``, resolving names with ``names``).
-Inside the subset every route to a forbidden API is a visible spelling, found by path or
-by attribute name (``rules``).
-
-The result, a :class:`SourceAudit`:
-
-- ``violations``: how the file leaves the subset. Any one, and the file never runs: the
-  judge answers alone (``grader.host.grading.answer_without_sandbox``), every check not run;
-- ``forbidden``: references to the exercise's forbidden APIs. The file runs, and
-  ``grader.host.decision`` takes the credit the contract says; a forbidden *package*
-  (calls into it cannot be told apart at run time) blocks like a violation.
-
-What a computed name does at run time (``getattr(obj, name)``) is refused in the sandbox
-by the guard the judge configures (``guard``, ``grader.sandbox.restricted``).
+It parses the submission (never runs it) and checks it against its exercise's subset (``policy``,
+walked by ``walk``); inside the subset every route to a forbidden API is a visible spelling
+(``rules``). A :class:`SourceAudit` holds ``violations`` (any one and the file never runs: the judge
+answers alone, every check not run) and ``forbidden`` (references to forbidden APIs: the file runs
+and ``grader.host.decision`` takes the credit the contract says; a forbidden *package* blocks like a
+violation). A computed name at run time (``getattr(obj, name)``) is the sandbox guard's to refuse
+(``guard``, ``grader.sandbox.restricted``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Resolve what an expression of the submission refers to, as a dotted path, without running anything.
 
-``import torch.nn.functional as F`` binds ``F`` to ``torch.nn.functional``; after
-that ``F.scaled_dot_product_attention``, ``getattr(F, "scaled_dot_product_attention")``
-and ``f = F.scaled_dot_product_attention; f(...)`` all resolve to
-``torch.nn.functional.scaled_dot_product_attention``. Names are looked up in their
-scope (``grader.subset.scopes``): a parameter called ``F`` is not the module. A
-name with several bindings in its scope resolves only when they all name the same
-path. What cannot be read this way resolves to nothing: inside the subset that is a
-value the candidate made (``self``, a tensor), never a module.
+After ``import torch.nn.functional as F``, ``F.scaled_dot_product_attention``, ``getattr(F, "...")``
+and ``f = F.scaled_dot_product_attention; f(...)`` all resolve to the same path. Names are looked up
+in their scope (``grader.subset.scopes``): a parameter called ``F`` is not the module. A name with
+several bindings resolves only when they all name the same path. What cannot be read this way
+resolves to nothing: inside the subset that is a value the candidate made, never a module.
 """
 
 from __future__ import annotations

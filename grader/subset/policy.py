@@ -1,15 +1,11 @@
 """The language subset's policy: which modules, module members and builtins a submission may name.
 
-An allowlist, decided in the judge from the exercise's ``[subset]`` section on top of a
-default (``DEFAULT_MODULES`` of the standard library, and torch's public API minus
-``TORCH_DENIED``). What is not listed is not there: a path outside the policy is a
-violation the walker (``grader.subset.walk``) reports with its line, before anything
-runs. Paths are compared as the modules they really pass through (``tempfile.os.system``
-is ``os.system``, ``torch.nn.init.torch.ops`` is ``torch.ops``), looked up in the judge's
-own interpreter without importing anything a submission names.
-
-Whatever no exercise may allow (``NEVER``: pickle, ctypes, sys, importlib, frames...) is
-refused in ``exercise.toml`` too (:func:`refused_entry`), so no policy can hold it.
+An allowlist, decided in the judge from the exercise's ``[subset]`` on top of a default
+(``DEFAULT_MODULES``, and torch's public API minus ``TORCH_DENIED``): a path not listed is a
+violation with its line (``grader.subset.walk``). Paths are compared as the modules they really pass
+through (``tempfile.os.system`` is ``os.system``), looked up without importing anything a submission
+names. What no exercise may allow (``NEVER``) is refused in ``exercise.toml`` too
+(:func:`refused_entry`). What the default holds and why: docs/decisions/default-subset.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """An exercise's forbidden APIs, as the spellings the subset still allows: paths and attribute names.
 
-Forbidden is semantic: an exercise's ``apis`` (public names, or whole packages) plus
-its ``kernels`` (fnmatch patterns over the last name of a reference into any torch
-namespace). A resolved path is a hit when any prefix of it is the API itself, a
-re-export of the same object (compared by identity in the judge's torch), carries the
-API's last name in any torch namespace, or matches one of its kernel patterns.
-
-A value the judge cannot follow (a tensor, ``self.layer``) is reached by attribute name:
-:meth:`ForbiddenRules.attribute_names` is the concrete set of names the APIs and their
-patterns stand for among the names that really exist in torch's namespaces, on
-``torch.Tensor`` and ``nn.Module`` and among the dispatcher's ops (``clamp``, ``clamp_``,
-``clamp_min``, ``clip``, ``hardtanh``, ``relu6``... for a clamp), less the names the
-exercise's own stub defines. ``x.clamp(...)`` is then the forbidden ``torch.clamp``;
-a candidate's ``CheckpointedSequential`` is nobody's kernel.
+Forbidden is semantic: ``apis`` (public names or packages) plus ``kernels`` (fnmatch patterns over
+the last name of a reference into any torch namespace). A resolved path is a hit when a prefix of it
+is the API, a re-export of the same object, carries its last name in a torch namespace, or matches a
+kernel pattern. A value the judge cannot follow (``self.layer``) is reached by attribute name:
+:meth:`ForbiddenRules.attribute_names` is the names the APIs stand for among those that exist in
+torch (``clamp``, ``clip``, ``hardtanh``... for a clamp), less what the exercise's stub defines.
 """
 
 from __future__ import annotations

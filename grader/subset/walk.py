@@ -1,13 +1,10 @@
 """Walk a parsed submission once and record every way it leaves its exercise's subset, with its line.
 
-Each node is judged by what it is and where it stands (its parent): a module may
-only be the base of an attribute access (``F.relu``), never a value; ``getattr`` only
-ever called; a dunder attribute only from a short list; an attribute chain rooted at
-a module is checked against the policy as the path it resolves to
-(``grader.subset.policy``), and any attribute, on any value, against the
-exercise's forbidden names (``grader.subset.rules``). String annotations are
-parsed and judged too: ``typing.get_type_hints`` and ``functools.singledispatch``
-evaluate them.
+Each node is judged by what it is and where it stands: a module may only be the base of an attribute
+access (``F.relu``), never a value; ``getattr`` only ever called; a dunder only from a short list; an
+attribute chain rooted at a module is checked against the policy as the path it resolves to, and any
+attribute against the exercise's forbidden names (``grader.subset.rules``). String annotations are
+judged too, since typing evaluates them.
 """
 
 from __future__ import annotations

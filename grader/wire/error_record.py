@@ -1,14 +1,10 @@
 """The candidate's exception as the sandbox reports it: one typed record, validated on the judge's side.
 
-The worker turns an exception raised by candidate code into plain data
-(``grader.sandbox.worker._error``: type name, the names of its classes, whether it
-is a builtin, message, traceback), and so do probes that catch an exception to
-report it beside other results (``expect_raised``, ddp_step's ranks). All of it
-comes from the sandbox, where the candidate can forge anything, so the judge reads
-it through :func:`read_error_record`: a record of the wrong shape (a missing field,
-a number where text belongs, a message longer than any worker sends) raises
-:class:`MalformedErrorRecord`, which the judge reports as a protocol violation
-that fails the check with a message, never a ``KeyError`` or ``TypeError``.
+The worker (and probes that catch an exception to report it) turns an exception into plain data: type
+name, its classes' names, whether it is a builtin, message, traceback. It comes from the sandbox,
+where the candidate can forge anything, so the judge reads it through :func:`read_error_record`: a
+record of the wrong shape raises :class:`MalformedErrorRecord`, a protocol violation that fails the
+check with a message, never a ``KeyError`` or ``TypeError``.
 """
 
 from __future__ import annotations

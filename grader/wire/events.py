@@ -1,20 +1,10 @@
 """The judge child's events, typed: written by the plugin, parsed once for the runner and the live display alike.
 
-The judge writes one JSON line per event to its events file (``grader.judge.plugin``):
-
-    {"event": "collected", "checks": [CheckSpec, ...]} before any candidate code runs
-    {"event": "started", "id": ...}                  a check begins (progress only; never scored)
-    {"event": "result", ...CheckResult fields}       one per check
-    {"event": "load_error", ...LoadError fields}     the file raised while importing (once, the first time)
-    {"event": "sandbox", ...SandboxSummary fields}   the sandbox used, and what it reported about itself
-    {"event": "infra", "reason": ...}                the grading cannot be trusted: not graded
-    {"event": "finished"}
-
-Each kind is one class of the union :data:`JudgeEvent`, the ``"event"`` field its
-discriminator; :func:`event_line` writes one and :func:`parse_event` reads one back, validating
-its fields with the model it carries. The host's runner (``grader.host.runner``: what scores)
-and the live display (``grader.host.live``: progress only) read the same parse, so they cannot
-disagree about what a line says; they differ only in what they do with a bad one.
+The judge writes one JSON line per event to its events file (``grader.judge.plugin``): ``collected``,
+``started``, ``result``, ``load_error``, ``sandbox``, ``infra`` (not graded) and ``finished``. Each
+kind is one class of the union :data:`JudgeEvent`, ``"event"`` its discriminator; :func:`event_line`
+writes one and :func:`parse_event` reads one back, validated. The host's runner (what scores) and the
+live display (progress only) read the same parse, so they cannot disagree about what a line says.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """The framed protocol between the judge and the sandbox worker.
 
-Both sides import this module, and it imports only the standard library, torch
-and safetensors: the worker runs it from a read-only copy inside a bare runtime
-image. Nothing here can execute code from the other side:
-
-- a frame is ``MAGIC`` + a 4-byte big-endian payload length + the payload; a
-  reader refuses a frame longer than its cap from the length alone, before
-  reading the body (the judge's cap is the exercise's ``[limits] result_mb``);
-- a payload is a 4-byte JSON length, a UTF-8 JSON header, then an optional
-  safetensors blob holding every tensor the header refers to.
-
-Values are JSON with a few tagged forms: ``{"$tensor": "t0"}`` (a tensor in the
-blob), ``{"$tuple": [...]}``, ``{"$float": "nan"|"inf"|"-inf"}`` and, from the
-worker only, ``{"$object": type_name, "repr": text}`` for anything that is not
-plain data (a Tensor subclass, a module, an "always equal" object...), and for an
-``Opaque`` a probe built itself (``grader.sandbox.probekit.opaque``: a value the
-contract did not promise, described in place of the value). Decoding
-enforces size and depth caps (and its errors never repeat what the peer sent: the
-judge's messages are its own words), and tensors are rebuilt by safetensors, so what the
-judge receives is always an exact ``torch.Tensor`` whatever the sandbox sent.
+Both sides import it; it imports only the standard library, torch and safetensors. Nothing here can
+execute code from the other side: a frame is ``MAGIC``, a 4-byte length (a frame over the reader's
+cap is refused from it, unread) and a payload: a JSON header, then an optional safetensors blob.
+Values are JSON with tagged forms (``$tensor``, ``$tuple``, ``$float``, and from the worker only
+``$object``: a description of what is not plain data, ``Opaque``). Decoding caps size and depth, its
+errors never repeat what the peer sent, and tensors are rebuilt by safetensors, so the judge always
+receives an exact ``torch.Tensor``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """What a sandbox says about itself: the worker's hello, and the judge's summary of the sandbox it used.
 
-The worker sends a ``hello`` frame when it starts (``grader.sandbox.worker.serve``):
-its torch and Python versions, whether it sees CUDA and how many GPUs, which
-forbidden APIs it could not find and which are whole packages (indices into the
-judge's forbidden list), which resource limits it applied. The worker runs in the
-sandbox, which is candidate territory, so the hello is untrusted data:
-:func:`read_hello` validates it strictly (types, sizes, shapes, no extra fields) and
-turns anything else into :class:`MalformedSelfReport`, which the client reports as
-a sandbox that did not start ("not graded"), never a crash further on.
-
-Nothing in it is free text: versions have a version's shape, forbidden APIs are
-indices the judge names from the exercise's own list, limits are ``RLIMIT_*`` names
-and a refusal is one word of :data:`LIMIT_REFUSALS`. What a report says about the
-sandbox is the judge's wording of those.
-
-:class:`SandboxSummary` is what the judge tells the host about the sandbox at the
-end of a grading (its "sandbox" event): the kind and image the host chose, how many
-workers it took, and the validated hello. The worker stays plain Python (no pydantic
-in the runtime image): it builds the hello as a dict, and only this side validates.
+The worker's ``hello`` (versions, CUDA, forbidden APIs not found as indices, limits applied) comes from
+candidate territory, so :func:`read_hello` validates it strictly and turns anything else into
+:class:`MalformedSelfReport`: a sandbox that did not start ("not graded"). Nothing in it is free text
+(versions have a version's shape, limits are ``RLIMIT_*`` names, refusals words of
+:data:`LIMIT_REFUSALS`): a report's words about the sandbox are the judge's. :class:`SandboxSummary`
+is the judge's "sandbox" event. The worker builds the hello as a dict (no pydantic in the image).
 """
 
 from __future__ import annotations

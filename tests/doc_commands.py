@@ -74,7 +74,7 @@ def named_options(path: Path) -> list[Written]:
 
 def every_option() -> dict[str, bool]:
     """Every option of every grader command, and whether it is a current spelling (False: deprecated)."""
-    from grader.cli import main
+    from grader.cli import every_command, main
 
     found: dict[str, bool] = {"--help": True, "--version": True}  # click's own, on every command and the group
 
@@ -88,6 +88,8 @@ def every_option() -> dict[str, bool]:
             walk(sub)
 
     walk(main)
+    for command in every_command().values():  # the group's own are imported on first use
+        walk(command)
     return found
 
 

@@ -236,7 +236,7 @@ def test_the_cli_imports_a_commands_module_only_when_that_command_runs():
               "print(loaded())\nCliRunner().invoke(main, ['submit', '--help'])\nprint(loaded())\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     at_import, after_submit = (eval(line) for line in done.stdout.splitlines()[:2])  # noqa: S307 (our own output)
-    assert at_import == []
+    assert not [m for m in at_import if m.endswith(("_cmd", ".submit"))]  # only the group's own helpers
     assert "grader.cli.submit" in after_submit
     assert not {"grader.cli.serve_cmd", "grader.cli.batch_cmd", "grader.cli.validate_cmd"} & set(after_submit)
 

@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from grader.cli import main
+from grader.cli import every_command, main
 
 TABLE = Path(__file__).resolve().parent.parent / "docs" / "options.md"
 
@@ -29,7 +29,7 @@ def rows() -> list[tuple[list[str], list[str]]]:
 
 
 def option(command: str, spelling: str) -> click.Option | None:
-    cmd = main.commands[command]
+    cmd = every_command()[command]
     return next((p for p in cmd.params if isinstance(p, click.Option) and spelling in p.opts and not p.hidden), None)
 
 
@@ -51,7 +51,7 @@ def test_one_meaning_one_definition():
     assert {o.help.split("(default: ")[1] for o in jobs.values()} == {"one per core this process may use)."}
     assert {option(c, "--output").opts[0] for c in ("pack", "hand-in", "batch")} == {"-o"}
     assert option("batch", "--only").multiple and option("validate", "--only").multiple
-    for cmd in main.commands.values():  # no visible option of any command is an old spelling
+    for cmd in every_command().values():  # no visible option of any command is an old spelling
         for param in getattr(cmd, "params", []):
             if isinstance(param, click.Option) and not param.hidden:
                 assert not {"--out", "--submissions", "--exercises", "--solutions"} & set(param.opts), cmd.name

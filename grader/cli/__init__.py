@@ -120,6 +120,12 @@ class LazyGrader(GraderGroup):
         return command
 
 
+def every_command() -> dict[str, click.Command]:
+    """Every command by name, each module imported (for what must see them all: help, docs checks)."""
+    context = click.Context(main, info_name="grader")
+    return {name: main.get_command(context, name) for name in COMMANDS}
+
+
 @click.group(cls=LazyGrader)
 @click.version_option(package_name="grader")
 def main() -> None:

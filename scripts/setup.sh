@@ -17,5 +17,6 @@ echo "setup: installing grader into .venv (torch pinned by constraints.txt)"
 "$PY" -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]" 2>&1 \
     | grep -v "is ignored: it is neither a file nor a directory" || true
 "$PY" -c "import torch, sys; v = torch.__version__.split('+')[0]; sys.exit(0 if v == '2.13.0' else f'setup: expected torch 2.13.0, got {v}')"
+touch .venv/.installed  # scripts/test.sh --fast reinstalls only when pyproject.toml or constraints.txt is newer
 
 PYTHON="$PY" bash sandbox/bootstrap.sh

@@ -12,7 +12,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ "${1:-}" = "--fast" ]; then
     shift
-    [ -x .venv/bin/python ] || bash scripts/setup.sh  # only the environment: the tier needs neither Docker nor a browser
+    # Only the environment (the tier needs neither Docker nor a browser), and only when the dependencies changed
+    # since .venv was last installed: a pull that adds one reinstalls, an ordinary run pays nothing.
+    if [ ! -x .venv/bin/python ] || [ pyproject.toml -nt .venv/.installed ] || [ constraints.txt -nt .venv/.installed ]; then
+        .venv/bin/python -m pip --version >/dev/null 2>&1 || python3 -m venv .venv
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"
+        touch .venv/.installed
+    fi
     exec .venv/bin/python -m pytest -m fast "$@"
 fi
 bash scripts/setup.sh

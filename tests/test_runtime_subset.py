@@ -129,6 +129,25 @@ def test_a_module_namespace_is_never_a_container_to_write_into():
     assert box == {"relu": None}
 
 
+def test_a_dict_is_never_taken_for_the_namespace_of_a_module_that_is_gone():
+    """A namespace is recognised by identity, never by an id remembered earlier: a module dropped from
+    ``sys.modules`` and freed leaves its id to the next dict made, an honest candidate's own."""
+    import gc
+    import sys
+    import types
+
+    module = run("def go(d):\n    d['k'] = 1\n    return d\n", lists=KV)
+    for n in range(20):
+        sys.modules[f"_grader_gone_{n}"] = types.ModuleType(f"_grader_gone_{n}")
+        module.go({})  # the guard looks at the loaded modules now
+        sys.modules[f"_grader_other_{n}"] = types.ModuleType(f"_grader_other_{n}")
+        del sys.modules[f"_grader_gone_{n}"]  # as many modules as before, one of them gone
+        gc.collect()
+        assert [module.go({}) for _ in range(50)] == [{"k": 1}] * 50
+    for n in range(20):
+        del sys.modules[f"_grader_other_{n}"]
+
+
 def test_a_forbidden_api_under_its_own_name_is_the_audits_and_under_another_is_refused():
     """``F.scaled_dot_product_attention`` written out is counted by the judge (and removed in the sandbox);
     the same object reached under any other name is refused where it is reached."""

@@ -13,7 +13,7 @@ import builtins
 import types
 import weakref
 
-from grader.sandbox.runtime_subset import RuntimeSubset, refuse
+from grader.sandbox.runtime_subset import RuntimeSubset, is_namespace, refuse
 from grader.wire import guarded as G
 
 _real_getattr, _real_setattr, _real_delattr, _real_hasattr = builtins.getattr, builtins.setattr, builtins.delattr, \
@@ -111,7 +111,7 @@ def operations(subset: RuntimeSubset) -> dict:
         return v
 
     def container(c):
-        if type(c) is dict and id(c) in subset.namespaces():
+        if type(c) is dict and is_namespace(c):
             refuse("write")
         return c
 

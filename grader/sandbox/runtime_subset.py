@@ -87,7 +87,6 @@ class RuntimeSubset:
         self._members: dict[tuple[str, str], bool] = {}
         self._modules: dict[str, bool] = {}
         self._owned: dict[type, bool] = {}
-        self._namespaces: tuple[int, frozenset[int]] = (-1, frozenset())
         self.plain = set(_PLAIN)
         torch = sys.modules.get("torch")
         if torch is not None:
@@ -207,7 +206,7 @@ class RuntimeSubset:
         if isinstance(value, _INTERNALS):
             return "value"
         if kind is dict:
-            return "value" if id(value) in self.namespaces() else None
+            return "value" if is_namespace(value) else None
         key = id(value)
         if key in self.unsafe:
             return "value"
@@ -222,13 +221,18 @@ class RuntimeSubset:
             self.plain.add(kind)  # an instance of an ordinary class: its kind decides for every instance
         return None
 
-    def namespaces(self) -> frozenset[int]:
-        """The ids of every loaded module's namespace and of the builtins mapping."""
-        count, ids = self._namespaces
-        if count != len(sys.modules):
-            ids = frozenset(id(m.__dict__) for m in list(sys.modules.values()) if isinstance(m, types.ModuleType))
-            self._namespaces = (len(sys.modules), ids)
-        return ids
+
+def is_namespace(d: dict) -> bool:
+    """Whether ``d`` is a loaded module's namespace (the builtins mapping included), by identity, never by an id
+    remembered earlier (a freed namespace's id is reused by the next dict). A namespace has ``__name__``: a dict
+    without one is a plain dict at once; one with it is looked for among the loaded modules."""
+    name = d.get("__name__")
+    if name is None:
+        return False
+    held = sys.modules.get(name) if type(name) is str else None
+    if held is not None and getattr(held, "__dict__", None) is d:
+        return True
+    return any(type(m) is types.ModuleType and m.__dict__ is d for m in list(sys.modules.values()))
 
 
 def _home(value) -> str | None:

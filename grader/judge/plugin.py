@@ -150,6 +150,11 @@ class GraderPlugin:
 
         self.config = config
         self.exercise = _infer_exercise(config)
+        # Read (never run) by the judge: to quote the line a candidate's exception was raised at.
+        try:
+            self.source_lines = submission.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            self.source_lines = []
         importable(self.exercise.checks_dir, self.exercise.shared)
         self.events_path = config.getoption("grader_events")
         self.specs: dict[str, CheckSpec] = {}
@@ -314,7 +319,7 @@ class GraderPlugin:
             result.message = _skip_reason(report)
             result.skipped_for = state.get("skipped_for")
         elif report.failed:
-            classify(result, excinfo, report)
+            classify(result, excinfo, report, self.source_lines)
             exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
                 self._infra(str(exc))

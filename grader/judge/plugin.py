@@ -339,10 +339,11 @@ class GraderPlugin:
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
+        raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
         if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
-            summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
+            summary, tb, raised = "the sandbox's subset guard refused a name while the file was imported", "", None
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
-                                    traceback=candidate_traceback(tb), check=check)
+                                    raised=raised, traceback=candidate_traceback(tb), check=check)
         self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):

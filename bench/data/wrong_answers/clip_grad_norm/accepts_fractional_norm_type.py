@@ -1,0 +1,36 @@
+"""norm_type is only refused when it is not positive: 0.5 is accepted (the prompt asks for >= 1 or inf).
+
+Recorded as: nothing
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import torch
+
+
+def _check(max_norm, norm_type):
+    if max_norm < 0:
+        raise ValueError(f"max_norm must not be negative (max_norm={max_norm})")
+    if not (norm_type > 0):  # NaN fails this test
+        raise ValueError(f"norm_type must be >= 1 or inf (norm_type={norm_type})")
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, eps=1e-6):
+    _check(max_norm, norm_type)
+    params = [parameters] if torch.is_tensor(parameters) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    if len(grads) == 0:
+        return torch.tensor(0.0)
+    if norm_type == math.inf:
+        total = functools.reduce(torch.maximum, [g.abs().amax() for g in grads])
+    else:
+        power_sum = functools.reduce(torch.add, [g.abs().pow(norm_type).sum() for g in grads])
+        total = power_sum.pow(1.0 / norm_type)
+    coef = max_norm / (total + eps)
+    if coef < 1:
+        for g in grads:
+            g.copy_(g * coef)
+    return total

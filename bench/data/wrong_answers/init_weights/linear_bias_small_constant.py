@@ -1,0 +1,36 @@
+"""Linear biases are set to 0.01 (a small positive constant), not 0.
+
+Recorded as: nothing
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def _xavier(weight):
+    nn.init.xavier_uniform_(weight, gain=1.0)
+
+
+def _kaiming(weight):
+    nn.init.kaiming_normal_(weight, mode="fan_out", nonlinearity="relu")
+
+
+_INITIALISERS = {nn.Linear: _xavier, nn.Conv1d: _kaiming, nn.Conv2d: _kaiming, nn.Conv3d: _kaiming}
+
+
+def init_weights(module):
+    initialise = _INITIALISERS.get(type(module))
+    if initialise is None:
+        return
+    with torch.no_grad():
+        initialise(module.weight)
+        if module.bias is not None:
+            nn.init.constant_(module.bias, 0.01 if type(module) is nn.Linear else 0.0)
+
+
+def initialize(model, seed):
+    torch.manual_seed(seed)
+    model.apply(init_weights)
+    return model

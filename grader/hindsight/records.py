@@ -21,9 +21,6 @@ before flavours existed (schema 1: one ``signature`` per mutant) reads as its ``
 
 The record lives beside the checks and, like them, is judge-side: it names hidden checks,
 so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
-
-The record lives beside the checks and, like them, is judge-side: it names hidden checks,
-so it is never in a candidate's pack (``Exercise.public_files`` is an allowlist).
 """
 
 from __future__ import annotations

@@ -5,11 +5,14 @@ seconds each grading took, with its outcome:
 
   toy/*        every file of tests/hostile/ against the toy exercise, with the 20 s call
                deadline real exercises have (the toy's own is 3 s)
-  attention/*  files made from the attention reference: a loop, a sleep and os._exit(0)
-               in every call, a first call that answers in 19 s and then a loop in every
-               call (issue 25: once 302 s, 5x its slow answer per later hang), a memory
-               bomb, a hang at import, a syntax error (an unclosed "("), the untouched stub
-               and the reference itself (honest gradings: they must not get slower)
+  attention/*  files made from the attention reference, each inside the language subset (no escape: a
+               file outside it is answered without a sandbox): a loop in every call, each worker's
+               first call slow (a long computation) then a loop in every call, a memory bomb, a hang
+               at import, a syntax error (an unclosed "("), the untouched stub and the reference
+               itself (honest gradings: they must not get slower)
+
+With `--load N`, N busy processes run beside the gradings (three runnable tasks per core, as a batch
+makes, is `--load 6` on two cores with one grading): the load average is printed at the start and end.
 
 With `--base REF`, the same files are also graded by the code at REF (`git archive REF`
 into a temporary folder, its own toy and attention exercises), interleaved with this
@@ -38,14 +41,15 @@ from tree_at import tree_at  # bench/tree_at.py: the code at --base REF
 
 REPO = Path(__file__).resolve().parent.parent
 
-#: Appended to the attention reference: every function the probes call does this first.
+#: Appended to the attention reference: every function the probes call does this first (inside the subset).
 _EVERY_CALL = '''
 
-def _hostile(fn):
-    import functools
+_CALLS = {{"n": 0}}
 
-    @functools.wraps(fn)
+
+def _hostile(fn):
     def wrapper(*args, **kwargs):
+        _CALLS["n"] += 1
         {action}
         return fn(*args, **kwargs)
     return wrapper
@@ -58,14 +62,9 @@ MultiHeadAttention.forward = _hostile(MultiHeadAttention.forward)
 
 ATTENTION_ACTIONS = {
     "infinite_loop": "while True: pass",
-    "sleep": "import time; time.sleep(3600)",
-    "exit_every_call": "import os; os._exit(0)",
     "memory_bomb": "hoard = [bytearray(64 * 2**20) for _ in iter(int, 1)]",
-    # Each worker's first call sleeps 19 s and answers (what that call runs within 0.25 s of waking runs too);
-    # after it, a busy loop.
-    "slow_first_then_loop": ("import time; s = globals().setdefault('_SLOW', {}); first = not s; "
-                             "s.setdefault('t', time.time() + 19); time.sleep(19) if first else None; "
-                             "any(iter(int, 1)) if time.time() > s['t'] + 0.25 else None"),
+    # Each worker's first call computes for a while (about 5 CPU-seconds) and answers; every later call loops.
+    "slow_first_then_loop": "sum(range(150_000_000)) if _CALLS['n'] == 1 else any(iter(int, 1))",
 }
 
 
@@ -81,7 +80,7 @@ def corpus(workdir: Path) -> list[Case]:
     reference = (REPO / "solutions" / "attention" / "attention.py").read_text()
     stub = (REPO / "exercises" / "attention" / "attention.py").read_text()
     sources = {name: reference + _EVERY_CALL.format(action=action) for name, action in ATTENTION_ACTIONS.items()}
-    sources["import_hang"] = reference + "\nimport time\ntime.sleep(3600)\n"
+    sources["import_hang"] = reference + "\nwhile True:\n    pass\n"
     sources["syntax_error"] = stub + '\nprint("unclosed"\n'
     sources["stub"] = stub
     sources["reference"] = reference
@@ -134,8 +133,19 @@ def main() -> None:
     parser.add_argument("--base", help="a git ref to compare with (its committed code)")
     parser.add_argument("--only", help="grade only cases whose name contains this")
     parser.add_argument("--runtime", choices=["runc", "runsc"], help="OCI runtime (default: the grader's)")
+    parser.add_argument("--load", type=int, default=0, help="busy processes beside the gradings")
     args = parser.parse_args()
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    try:
+        print(f"load average at the start: {os.getloadavg()} (with {args.load} busy processes beside)", flush=True)
+        _run(args)
+        print(f"load average at the end: {os.getloadavg()}")
+    finally:
+        for spinner in spinners:
+            spinner.kill()
 
+
+def _run(args) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
         tmp = Path(tmp)
         cases = [c for c in corpus(tmp / "files") if not args.only or args.only in c.name]

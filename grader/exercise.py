@@ -72,6 +72,9 @@ class Limits(_Strict):
                                "CPU-seconds in a fresh worker, most under 0.05, except three exercises that set "
                                "more: ddp_step 5, evaluate and export_for_serving 3): raise it for heavier calls")
     grading_timeout_s: float = Field(300.0, gt=0, description="wall clock for the whole grading")
+    forkserver: bool = Field(False, description=(
+        "the worker starts the probes' forkserver (probekit.run_ranks: DDP ranks) before the sandbox refuses new "
+        "programs, and the server seals itself the same way; without it, probes may only fork"))
 
 
 class ExerciseMeta(_Strict):

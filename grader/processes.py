@@ -1,11 +1,12 @@
-"""Start a child in its own process group and kill the whole group, on whatever OS we run on.
+"""Start a child in its own process group and kill the whole group (or session), on whatever OS we run on.
 
 The grader kills what it starts (a judge past its deadline, a sandbox worker
 that hangs) together with anything that child started. POSIX does that with a
 new session and ``os.killpg``; Windows has neither, only a new process group
 flag and ``Popen.kill`` (which ends the child alone). Both functions look at
 ``os`` when they are called, not when this module is imported, so a test can
-take ``os.setsid`` or ``os.killpg`` away and see the fallback.
+take ``os.setsid`` or ``os.killpg`` away and see the fallback. :func:`pid_alive` says whether a process
+another one recorded (a container's owner, a grading worker) still runs.
 """
 
 from __future__ import annotations
@@ -37,3 +38,39 @@ def kill_group(proc: subprocess.Popen) -> None:
             proc.kill()
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc: trust kill(0)
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """:func:`kill_group`, and every other process of the session ``proc`` leads where ``/proc`` shows them
+    (a worker server's workers each lead a process group of their own in its session)."""
+    kill_group(proc)
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                session = int(f.read().rsplit(b")", 1)[1].split()[3])
+        except (OSError, ValueError, IndexError):
+            continue
+        if session == proc.pid:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass

@@ -93,8 +93,8 @@ def exercise_files(name: str) -> dict[str, str]:
     """``exercises/NAME/``: relative path -> text."""
     return {"README.md": _fill(README, name), "exercise.toml": _fill(EXERCISE_TOML, name),
             f"{name}.py": _fill(STUB, name), "probes.py": _fill(PROBES, name),
-            f"checks/test_{name}.py": _fill(CHECK, name), f"test_{name}_example.py": _fill(EXAMPLE, name),
-            "interview.toml": _fill(INTERVIEW, name)}
+            f"checks/test_{name}.py": _fill(CHECK, name), "checks/replies.py": _fill(REPLIES, name),
+            f"test_{name}_example.py": _fill(EXAMPLE, name), "interview.toml": _fill(INTERVIEW, name)}
 
 
 def solution_files(name: str) -> dict[str, str]:
@@ -228,6 +228,17 @@ def scale(x, factor):
     """scale(x, factor); returns {"out": what it returned, "x_after": x after the call}."""
     out = NAME.scale(x, factor)
     return {"out": probekit.tensor(out), "x_after": probekit.tensor(x)}
+'''
+
+REPLIES = '''\
+"""What each NAME probe sends back, declared for the judge: it checks every reply against this before a
+check reads it, and a reply that does not fit is the submission's failure on that check (grader.judge.replies)."""
+
+from grader.judge.replies import TENSOR_OR_OPAQUE, Reply
+
+REPLIES = {
+    "scale": Reply({"out": TENSOR_OR_OPAQUE, "x_after": TENSOR_OR_OPAQUE}),
+}
 '''
 
 CHECK = '''\

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite, on a fresh machine: set up, run pytest, then prove every exercise in Docker.
-# CI runs this with GRADER_REQUIRE_DOCKER=1 and GRADER_REQUIRE_BROWSER=1, so tests needing Docker or
-# Debian's chromium fail instead of skipping.
+# CI runs this with GRADER_REQUIRE_DOCKER=1, GRADER_REQUIRE_BROWSER=1 and GRADER_REQUIRE_POSTGRES=1, so tests
+# needing Docker, Debian's chromium or PostgreSQL (the service's suite runs on SQLite and on PostgreSQL) fail
+# instead of skipping.
 #
 #   bash scripts/test.sh            the whole run: pytest, then `grader validate` over every exercise
 #   bash scripts/test.sh ARGS...    pytest ARGS only (e.g. -k history), for quick runs while working
@@ -9,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
 bash scripts/browser.sh
+bash scripts/postgres.sh
 if [ "$#" -gt 0 ]; then
     exec .venv/bin/python -m pytest "$@"
 fi

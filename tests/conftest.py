@@ -18,7 +18,7 @@ REQUIRE_DOCKER = os.environ.get("GRADER_REQUIRE_DOCKER") == "1"
 
 # Exercise checks and hostile submissions under tests/ are data for the tests, not tests.
 collect_ignore_glob = ["fixtures/*", "hostile/*"]
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.serve_fixtures"]  # the service's fixtures (tests/serve_fixtures.py)
 
 
 @pytest.fixture(scope="session", autouse=True)

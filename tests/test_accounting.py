@@ -229,3 +229,83 @@ def test_meters_never_raise_on_garbage(tmp_path):
     (folder / "tasks").write_text("x\n")
     assert CgroupMeter(1, folder, cpu_rate=1.0, proc=tmp_path).sample() == (None, None)
     assert accounting.read_cpu_ns(2, folder) is None and accounting.read_pressure_us(folder) is None
+
+
+def _thread_stat(tid: int, *, nice: int = 0, policy: int = 0) -> str:
+    # pid (comm) state, then fields 4..52: nice is field 19, policy field 41
+    fields = ["0"] * 50
+    fields[16 - 1], fields[38 - 1] = str(nice), str(policy)
+    return f"{tid} (spinner) R " + " ".join(fields[:-1]) + "\n"
+
+
+def test_a_thread_the_sandbox_demoted_waits_on_its_own_time(tmp_path):
+    """A SCHED_IDLE spinner (or a nicer nice) beside a hanging call waits for a CPU by its own choice: its waits are
+    not the host's, so they never stretch the call's wall-clock ceiling."""
+    folder = f"sys/fs/cgroup/cpuacct/docker/{CID}"
+    root = _tree(tmp_path, {
+        "proc/self/mountinfo": MOUNTINFO_V1_SPLIT.replace("/sys/", f"{tmp_path}/sys/"),
+        "proc/4242/cgroup": PROC_CGROUP_V1, f"{folder}/cpuacct.usage": "1000000000\n",
+        f"{folder}/tasks": "4242\n4243\n4244\n",
+        "proc/4242/stat": _thread_stat(4242), "proc/4242/schedstat": _schedstat(1, 1_000_000_000),
+        "proc/4243/stat": _thread_stat(4243, policy=accounting.SCHED_IDLE),
+        "proc/4243/schedstat": _schedstat(1, 9_000_000_000),
+        "proc/4244/stat": _thread_stat(4244, nice=19), "proc/4244/schedstat": _schedstat(1, 7_000_000_000),
+    })
+    meter = cgroup_meter(CID, 4242, cpu_rate=1.0, proc=root / "proc")
+    assert meter.sample() == (1.0, 1.0)  # without the rule: 9.0, the spinner's wait
+    (root / "proc/4243/stat").write_text(_thread_stat(4243, policy=accounting.SCHED_BATCH))
+    (root / "proc/4243/schedstat").write_text(_schedstat(1, 20_000_000_000))
+    assert meter.sample() == (1.0, 1.0)
+
+
+def test_a_sandbox_started_nice_keeps_its_own_waits(tmp_path):
+    """Demoted is relative to the sandbox's first process: a grader run under `nice` counts its waits as before."""
+    root = _tree(tmp_path, {"4242/stat": _thread_stat(4242, nice=10), "4242/schedstat": _schedstat(1, 2_000_000_000),
+                            "4243/stat": _thread_stat(4243, nice=15), "4243/schedstat": _schedstat(1, 8_000_000_000)})
+    assert RunDelays(root, baseline_nice=accounting.nice_of(root, 4242)).total([4242, 4243]) == 2.0
+    assert RunDelays(root).total([4242, 4243]) == 0.0  # from a nice-0 sandbox both are demoted
+
+
+def test_pressure_gives_way_to_threads_once_a_thread_is_demoted(tmp_path):
+    folder = f"sys/fs/cgroup/system.slice/docker-{CID}.scope"
+    root = _tree(tmp_path, {
+        "proc/self/mountinfo": MOUNTINFO_V2.replace("/sys/", f"{tmp_path}/sys/"),
+        f"{folder}/cpu.stat": "usage_usec 4000000\n", f"{folder}/cgroup.threads": "7\n8\n",
+        f"{folder}/cpu.pressure": "some avg10=0.00 avg60=0.00 avg300=0.00 total=500000\n",
+        "proc/7/stat": _thread_stat(7), "proc/7/schedstat": _schedstat(1, 400_000_000),
+        "proc/8/stat": _thread_stat(8), "proc/8/schedstat": _schedstat(1, 100_000_000),
+    })
+    meter = cgroup_meter(CID, None, cpu_rate=1.0, proc=root / "proc")
+    assert meter.sample() == (4.0, 0.5)
+    (root / "proc/8/stat").write_text(_thread_stat(8, policy=accounting.SCHED_IDLE))
+    (root / folder / "cpu.pressure").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=9500000\n")
+    (root / "proc/8/schedstat").write_text(_schedstat(1, 9_100_000_000))  # the idle spinner's long wait
+    assert meter.sample() == (4.0, 9.5)  # the switch: what pressure had counted, nothing new from the threads
+    (root / "proc/7/schedstat").write_text(_schedstat(1, 700_000_000))
+    (root / "proc/8/schedstat").write_text(_schedstat(1, 30_000_000_000))
+    assert meter.sample() == (4.0, 9.8)  # thread 7's 0.3 s, not the spinner's
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")
+def test_a_real_thread_set_to_sched_idle_reads_as_demoted():
+    import threading
+
+    found, go = {}, threading.Event()
+
+    def spinner():
+        found["tid"] = threading.get_native_id()
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        go.wait(30)
+
+    t = threading.Thread(target=spinner)
+    t.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not accounting.demoted(Path("/proc"), found.get("tid", 0), accounting.nice_of(Path("/proc"), os.getpid())):
+            assert time.monotonic() < deadline, "the thread never read as demoted"
+            time.sleep(0.01)
+        assert not accounting.demoted(Path("/proc"), threading.get_native_id(),
+                                      accounting.nice_of(Path("/proc"), os.getpid()))
+    finally:
+        go.set()
+        t.join()

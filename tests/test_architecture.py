@@ -9,7 +9,9 @@ process or one concept, and a unit (a package under grader/, or a top-level modu
 import only units on a line below its own: never one above it, and never a neighbour on its
 own line (neighbours are independent of each other by design). Why this order:
 
-- the command line drives everything, so it is on top; what is built from whole gradings
+- the command line drives everything, so it is on top; under it the take-home service (``serve``),
+  which calls the batch (its engines, rows and panel page), the evidence, practice's packing and the
+  host's ``grade()``, and which nothing but the command line imports; what is built from whole gradings
   (practice packs, the authoring rules, mutation scores, batches, evidence) sits under it;
 - the three processes come next, side by side and independent: ``host`` (the grader's own
   process: grading, the runner, the warm server, validation), ``judge`` (the judge child:
@@ -39,6 +41,7 @@ PACKAGE = Path(grader.__file__).resolve().parent
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
+    ("serve",),
     ("practice", "authoring", "mutation", "scaffold"),
     ("batch",),
     ("evidence",),

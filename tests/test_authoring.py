@@ -85,6 +85,7 @@ README, TOML, GUIDE, TABLE = E / "README.md", E / "exercise.toml", E / "intervie
 CHECKS, STUB, EXAMPLE, REFERENCE = E / "checks/test_demo.py", E / "demo.py", E / "test_demo_example.py", S / "demo.py"
 COPY, ZEROS = S / "variants/scales_a_copy_in_place.py", S / "variants/adds_scaled_x_to_zeros.py"
 ADDS, MUL = S / "mutants/adds_factor.diff", S / "mutants/uses_torch_mul.py"
+PROBES = E / "probes.py"
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,29 @@ CASES = {
                               GUIDE, "no mutant 'nope' in solutions/demo/mutants|more_mutants", at="Your scale changed"),
     "tied to no check": Case(Rule.GUIDE_TIES, _edit(GUIDE, 'checks = ["test_leaves_x_unchanged"]', 'checks = ["test_x"]'),
                              GUIDE, "no check 'test_x' in checks/", at="Your scale changed"),
+    "log kept on a handed object": Case(Rule.PROBE_INSTRUMENT, _append(PROBES, "\n\nclass Model:\n    def __init__"
+                                                                               "(self):\n        self.calls = []\n"),
+                                        PROBES, "`.calls = []`: a log started on an object the candidate can reach",
+                                        at="self.calls = []"),
+    "counter kept on a handed object": Case(Rule.PROBE_INSTRUMENT, _append(PROBES, "\n\ndef count(model):\n"
+                                                                                   "    model.seen += 1\n"),
+                                            PROBES, "`.seen += ...`: a counter kept on an object", at="model.seen += 1"),
+    "hook on a handed object": Case(Rule.PROBE_INSTRUMENT, _append(PROBES, "\n\ndef hooked(model, log):\n"
+                                                                           "    model.register_forward_hook(log)\n"),
+                                    PROBES, "`register_forward_hook`: a hook lives on the object it is registered on",
+                                    at="register_forward_hook"),
+    "saved-tensor hooks": Case(Rule.PROBE_INSTRUMENT, _append(PROBES, "\n\ndef saved(pack, unpack):\n    return "
+                                                                      "torch.autograd.graph.saved_tensors_hooks(pack, "
+                                                                      "unpack)\n"),
+                               PROBES, "`saved_tensors_hooks`", at="saved_tensors_hooks"),
+    "probe without a reply shape": Case(Rule.REPLY_SHAPES, _append(PROBES, "\n\ndef extra(x):\n    return x\n"),
+                                        E / "checks/replies.py", "no reply shape for the probe 'extra'"),
+    "reply shape of no probe": Case(Rule.REPLY_SHAPES, _edit(E / "checks/replies.py", '    "scale": Reply(',
+                                                             '    "gone": Reply(ANY),\n    "scale": Reply('),
+                                    E / "checks/replies.py", "REPLIES names 'gone', which probes.py does not define",
+                                    at='"gone"'),
+    "instruments without a forger": Case(Rule.PROBE_FORGER, _append(PROBES, "\n\nLEDGER = probekit.Ledger\n"),
+                                         S / "mutants", "no mutant forges those measurements"),
     "mutant fails none of its checks": Case(Rule.GUIDE_MUTANT_CHECK, _edit(
         GUIDE, 'checks = ["test_leaves_x_unchanged"]\nmutants', 'checks = ["test_returns_x_times_factor"]\nmutants'),
         GUIDE, "mutant scales_x_in_place fails none of ['test_returns_x_times_factor'] (it fails "
@@ -261,6 +285,15 @@ def test_each_rule_names_what_is_wrong_where_and_the_fix(root, case):
 def test_every_rule_has_a_case():
     shown = {case.rule for case in CASES.values()}
     assert [r.value for r in Rule if r not in shown and r is not Rule.RULE_CRASHED] == []
+
+
+def test_a_hook_that_is_the_scenario_says_so_and_a_forging_mutant_answers_the_instruments(root):
+    append(root / PROBES, "\n\ndef owned(model, log):\n    model.register_forward_hook(log)  # not an instrument: "
+                          "the owner's hook the candidate must keep\n\n\nLEDGER = probekit.Ledger\n")
+    (root / S / "more_mutants").mkdir()
+    (root / S / "more_mutants" / "forges.py").write_text('"""Mutant: forges its instruments."""\n\n\ndef scale(x, '
+                                                         'factor):\n    return x\n')
+    assert [f for f in rules_on(root) if f.rule.concern is Concern.INSTRUMENTS] == []
 
 
 def test_a_failed_question_checked_against_a_stale_record_is_a_warning(root):

@@ -38,10 +38,10 @@ def test_summary_csv_columns_and_values(tmp_path):
         table = list(csv.reader(f))
     assert table[0] == ["candidate", "exercise", "score", "max_score", "status", "sandbox",
                         "toy::test_a.py::test_one", "toy::test_a.py::test_two", "flags", "diagnosis", "reason",
-                        "published"]
-    assert table[1] == ["ann", "toy", "2", "5", "graded", "docker", "2", "0", "", "", "", ""]
+                        "published", "sha256", "handin", "handin_sha256", "handins"]
+    assert table[1] == ["ann", "toy", "2", "5", "graded", "docker", "2", "0", "", "", "", "", "", "", "", ""]
     assert table[2][0] == "'=HYPERLINK(\"x\")"  # a formula is defused, not run by a spreadsheet
-    assert table[3][:6] == ["cid", "toy", "", "", "not_graded", ""] and "rerun" in table[3][-2]
+    assert table[3][:6] == ["cid", "toy", "", "", "not_graded", ""] and "rerun" in table[3][-6]
     assert table[4][:6] == ["dee", "toy", "", "", "missing", ""]
 
 
@@ -159,3 +159,25 @@ def test_a_batch_scorecard_names_its_candidate_in_title_heading_and_json(tmp_pat
     render_terminal(stored, console)
     assert "Candidate: ann" in console.export_text()
     assert "Candidate" not in render_markdown(report(2))  # `grader submit` knows no candidate: nothing shown
+
+
+def test_a_collected_files_provenance_is_in_summary_csv_and_results_jsonl(tmp_path):
+    """Issue 36: the panel sees where a graded file came from: its sha256, and whether its hand-in record agrees."""
+    from grader.batch.provenance import Provenance
+
+    checked = Row("ann", "toy", RowStatus.GRADED, 2, 5, report=report(2), sha256="a" * 64,
+                  provenance=Provenance("a" * 64, True, 2))
+    differs = Row("bob", "toy", RowStatus.GRADED, 2, 5, report=report(2), sha256="b" * 64,
+                  provenance=Provenance("c" * 64, False, 1, "its HANDIN.toml says sha256 'ccc'"))
+    plain = Row("cid", "toy", RowStatus.GRADED, 2, 5, report=report(2), sha256="d" * 64)
+    exports.write_summary_csv([checked, differs, plain], tmp_path / "summary.csv")
+    with open(tmp_path / "summary.csv", newline="") as f:
+        table = {r["candidate"]: r for r in csv.DictReader(f)}
+    assert [table["ann"][k] for k in ("sha256", "handin", "handin_sha256", "handins")] == ["a" * 64, "checked",
+                                                                                           "a" * 64, "2"]
+    assert table["bob"]["handin"] == "differs" and table["bob"]["handin_sha256"] == "c" * 64
+    assert table["cid"]["handin"] == "none" and table["cid"]["sha256"] == "d" * 64
+    exports.write_results_jsonl([differs], tmp_path / "results.jsonl")
+    line = json.loads((tmp_path / "results.jsonl").read_text())
+    assert line["handin"] == {"state": "differs", "sha256": "c" * 64, "handins": 1,
+                              "disagreement": "its HANDIN.toml says sha256 'ccc'"}

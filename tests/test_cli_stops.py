@@ -101,14 +101,14 @@ def test_a_local_worker_ends_when_the_process_that_started_it_is_killed(tmp_path
     here its input stays open (the test holds it), so only its watch on its parent can end it."""
     (tmp_path / "probes.py").write_text("")
     (tmp_path / "submission").mkdir()
-    worker = [sys.executable, "-m", "grader.sandbox.worker", "--probes", str(tmp_path / "probes.py"),
+    worker = [sys.executable, "-m", "grader.sandbox.worker_server", "--probes", str(tmp_path / "probes.py"),
               "--submission-dir", str(tmp_path / "submission")]
     starter = "import subprocess, sys, time; print(subprocess.Popen(sys.argv[1:]).pid, flush=True); time.sleep(600)"
     judge = subprocess.Popen([sys.executable, "-c", starter, *worker],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env(), cwd=tmp_path)
     worker_pid = int(judge.stdout.readline())
     try:
-        assert judge.stdout.read(4) == b"GRDR"  # its hello: the worker is up, watching the process that started it
+        assert judge.stdout.read(4) == b"GRDS"  # its first word: the server is up, watching the process that started it
         judge.kill()
         judge.wait()
         left = still_alive_after({worker_pid}, seconds=60)
@@ -116,4 +116,4 @@ def test_a_local_worker_ends_when_the_process_that_started_it_is_killed(tmp_path
         for pid in alive({worker_pid}):
             os.kill(pid, signal.SIGKILL)
         judge.stdin.close()
-    assert left == set(), "the worker outlived the process that started it"
+    assert left == set(), "the worker server outlived the process that started it"

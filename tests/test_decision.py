@@ -4,17 +4,18 @@ import pytest
 
 from grader.host import decision
 from grader.subset.audit import SourceAudit
-from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
+from grader.reports.model import (GuardReason, NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status,
                                   Violation, ViolationCode, Visibility, total)
 from grader.reports.derived import report_from_json
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
 
-def check(name, status=Status.PASSED, *, forbidden=(), tampered=(), guard_refused=False, visibility=None):
+def check(name, status=Status.PASSED, *, forbidden=(), tampered=(), guard_refused=False, visibility=None,
+          guard_reason=None):
     return CheckResult(id=f"test_x.py::{name}", name=name, status=status, score=1.0 if status is Status.PASSED else 0,
                        max_score=1.0, visibility=visibility or Visibility.VISIBLE, forbidden=list(forbidden),
-                       tampered=list(tampered), guard_refused=guard_refused)
+                       tampered=list(tampered), guard_refused=guard_refused, guard_reason=guard_reason)
 
 
 def decide(checks, audit=None):
@@ -57,9 +58,20 @@ def test_the_guard_refusing_a_name_in_a_check_costs_every_check_in_the_judges_wo
     assert report.score == 0
     [v] = report.violations
     assert (v.code, v.how, v.check, v.line) == (ViolationCode.GUARD, "runtime", "test_x.py::b", None)
-    assert v.text == decision.GUARD_TEXT
+    assert v.text == f"{decision.GUARD_TEXT}: an operation outside the exercise's subset"
     # Every check carries the message, visible ones too: a hidden check's id (its inputs) is not in it.
-    assert all("test_x.py::b" not in c.message and "guard refused" in c.message for c in report.checks)
+    assert all("test_x.py::b" not in c.message and decision.GUARD_TEXT in c.message for c in report.checks)
+
+
+@pytest.mark.parametrize("reason", list(GuardReason))
+def test_every_runtime_refusal_is_told_in_the_judges_words_with_its_fix(reason):
+    """What was refused and how to write it instead: a reason the judge has no words for would read as a bare
+    refusal. A private name names the lines of the file that read one from something other than self."""
+    audit = SourceAudit(private_reads=[(12, "_forward_hooks"), (30, "_modules")])
+    [v] = decide([check("a", guard_refused=True, guard_reason=reason)], audit).violations
+    what, fix = decision.GUARD_REASONS[reason]
+    assert v.text.startswith(f"{decision.GUARD_TEXT}: {what}") and v.fix == fix
+    assert ("line 12 `._forward_hooks`, line 30 `._modules`" in v.text) == (reason is GuardReason.PRIVATE)
 
 
 def test_the_guard_in_several_checks_is_one_violation():

@@ -40,11 +40,11 @@ def test_a_tag_names_the_runs_containers_and_is_absent_unless_set(monkeypatch):
     assert "grader.tag" not in kwargs()["labels"]
 
 
-def test_pid1_bounds_the_container_lifetime_and_worker_args():
+def test_pid1_is_the_worker_server_bounding_its_own_lifetime():
     cmd = kwargs()["command"]
-    assert cmd[:4] == ["timeout", "-s", "KILL", "160"]
-    assert cmd[4:] == ["python3", "-P", "-s", "-B", "-m", "grader.sandbox.worker", "--probes", "/sandbox/probes/probes.py",
-                       "--submission-dir", "/sandbox/submission", "--forbid", "torch.mul"]
+    assert cmd == ["python3", "-P", "-s", "-B", "-m", "grader.sandbox.worker_server", "--probes",
+                   "/sandbox/probes/probes.py", "--submission-dir", "/sandbox/submission", "--forbid", "torch.mul",
+                   "--lifetime-s", "160", "--max-frame-bytes", str(16 * 1024 * 1024)]
 
 
 def test_gpu_request_becomes_a_device_request():

@@ -54,3 +54,14 @@ def test_the_stub_examples_and_corpus_are_audited_as_they_say(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_checks_parse_and_fail_by_raising_assertion_error_never_by_assert(name):
     holds(findings(name, Concern.CHECKS))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_probes_measure_out_of_the_candidates_reach_and_a_mutant_forges_them(name):
+    """No hook, log or counter on an object a probe hands the candidate; instruments come with a forging mutant."""
+    holds(findings(name, Concern.INSTRUMENTS))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_probe_declares_the_shape_of_its_reply(name):
+    holds(findings(name, Concern.REPLIES))

@@ -13,7 +13,7 @@ import pytest
 
 from grader.batch.engines import RayEngine, on_assigned_gpus
 from grader.batch.jobs import Job
-from grader.batch.runner import _num_gpus
+from grader.batch.runner import num_gpus
 from grader.batch.store import Key
 from grader.exercise import load_exercise
 from grader.wire.grant import parse_gpus
@@ -35,8 +35,8 @@ def test_a_job_is_narrowed_to_the_gpus_the_scheduler_assigned():
 def test_num_gpus_per_grading_follows_the_policy_and_the_request():
     optional, none = load_exercise(EXERCISES / "mixed_precision_step"), load_exercise(EXERCISES / "attention")
     every, two, two_ids = parse_gpus("all"), parse_gpus("2"), parse_gpus("device=0,1")
-    assert _num_gpus(optional, every) == 1 and _num_gpus(optional, two) == 2 and _num_gpus(optional, two_ids) == 2
-    assert _num_gpus(optional, None) == 0 and _num_gpus(none, every) == 0
+    assert num_gpus(optional, every) == 1 and num_gpus(optional, two) == 2 and num_gpus(optional, two_ids) == 2
+    assert num_gpus(optional, None) == 0 and num_gpus(none, every) == 0
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from grader.cli import main
 from grader.cli.leftovers import reap_leftovers
-from grader.backends.docker_backend import _pid_alive
+from grader.processes import pid_alive
 from tests.conftest import tagged_containers
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -36,7 +36,7 @@ def test_submit_removes_a_dead_gradings_container_and_says_so(docker_client, no_
     orphan = plant_container("crashed", owner_pid=999999999)
     running = plant_container("running", owner_pid=os.getpid())
     # A container an earlier test's killed grading left is reaped too: every dead owner's is counted.
-    dead = sum(c.labels.get("grader.owner_host") == socket.gethostname() and not _pid_alive(int(c.labels["grader.owner_pid"]))
+    dead = sum(c.labels.get("grader.owner_host") == socket.gethostname() and not pid_alive(int(c.labels["grader.owner_pid"]))
                for c in docker_client.containers.list(all=True, filters={"label": "grader.owner_pid"}))
     assert dead >= 1
     r = CliRunner().invoke(main, ["submit", str(TOY), str(TOY / "solution.py"), "--exercise-root", str(TOY.parent), "--sandbox", "docker",

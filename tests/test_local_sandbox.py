@@ -125,7 +125,7 @@ def test_without_fork_killpg_or_setsid_the_sandbox_answers_and_a_hang_dies_at_th
     assert hung.failure is Failure.TIMEOUT
     # Killed and reaped, not left running: the lost worker is closed on a thread (grader.backends.booting),
     # and `hang` never ends by itself, so this wait returns only because the worker was killed.
-    assert kit.workers[0].proc.wait(timeout=60) is not None
+    assert kit.workers[0].server.transport.proc.wait(timeout=60) is not None
     assert box.call("run", ["ok"]).value == 1 and box.starts == 2  # a fresh worker took over
 
 

@@ -393,3 +393,18 @@ def test_a_file_that_does_not_import_says_what_it_raised_and_where_not_crash():
         found="sandbox", summary="it never finished importing (it ran past 20 s of CPU)"))
     [cell] = Page(render_panel([hung], [], exercises=EXERCISES)).table["kim"][:1]
     assert cell["text"] == "0/10 does not import: it never finished importing (it ran past 20 s of CPU)"
+
+
+def test_a_collected_files_provenance_is_a_flag_on_its_cell():
+    """Issue 36: the panel page shows where a graded file came from: its sha256 and whether its hand-in record
+    agrees (grader collect, grader.batch.provenance)."""
+    from grader.batch.provenance import Provenance
+
+    checked = graded("ann", "attention", [Status.PASSED])
+    checked.sha256, checked.provenance = "a1b2c3d4e5" + "0" * 54, Provenance("a1b2c3d4e5" + "0" * 54, True, 2)
+    differs = graded("bob", "attention", [Status.PASSED])
+    differs.sha256, differs.provenance = "f" * 64, Provenance("0" * 64, False, 1, "its HANDIN.toml says sha256 '000'")
+    html = render_panel([checked, differs], [], exercises=EXERCISES, generated_at="2025-05-01 09:00", problems=[])
+    assert 'class="flag f-handin"' in html and "hand-in a1b2c3d4e5, checked" in html
+    assert "2 hand-ins collected, the newest graded" in html
+    assert 'class="flag f-handin_differs"' in html and "its HANDIN.toml says sha256 &#39;000&#39;" in html

@@ -37,16 +37,17 @@ def test_a_container_started_ahead_lives_longer_and_waits_for_a_greet(tmp_path):
     plain = container_kwargs(image="i", staged=Staged(tmp_path), forbidden=[], limits=limits, grading_id="g")
     ahead = container_kwargs(image="i", staged=Staged(tmp_path), forbidden=[], limits=limits, grading_id="g",
                              ahead_s=100)
-    assert plain["command"][:4] == ["timeout", "-s", "KILL", "160"] and "--greet" not in plain["command"]
-    assert ahead["command"][:4] == ["timeout", "-s", "KILL", "260"] and ahead["command"][-1] == "--greet"
+    assert plain["command"][plain["command"].index("--lifetime-s") + 1] == "160" and "--greet" not in plain["command"]
+    assert ahead["command"][ahead["command"].index("--lifetime-s") + 1] == "260" and "--greet" in ahead["command"]
     assert "--greet" in worker_argv("python3", "/s", [], greet=True)
 
 
 def _local_worker(toy, tmp_path, *frames: dict) -> list[dict]:
-    """Start a local worker with --greet, send ``frames``, read every frame it sends until it ends."""
+    """Start a local worker server with --greet, send ``frames`` (to the server itself), read every frame it
+    sends until it ends (the server's own and its worker's)."""
     staged = stage_base(probes=toy.probes, dest=tmp_path / "stage", shared=toy.shared)
     argv = worker_argv(sys.executable, str(staged.root), [], greet=True)
-    data = b"".join(protocol.encode(f) for f in frames)
+    data = b"".join(protocol.encode(f, magic=protocol.SERVER_MAGIC) for f in frames)
     out = subprocess.run(argv, input=data, capture_output=True, timeout=120, cwd=tmp_path,
                          env={"PYTHONPATH": str(staged.lib), "TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}).stdout
     frames_out, pos = [], 0
@@ -58,15 +59,16 @@ def _local_worker(toy, tmp_path, *frames: dict) -> list[dict]:
         return chunk
 
     while pos < len(out):
-        frames_out.append(protocol.read_frame(read))
+        magic, length = protocol.read_header(read)
+        frames_out.append(protocol.decode(protocol.read_exactly(read, length)))
     return frames_out
 
 
 def test_a_worker_started_ahead_says_hello_only_when_greeted_and_reads_the_file_at_its_first_call(toy, tmp_path):
     # The file is staged after the worker started and before the first call: the call sees it.
     frames = _local_worker(toy, tmp_path, {"type": "greet"}, {"type": "shutdown"})
-    assert [f["type"] for f in frames] == ["hello"]
-    frames = _local_worker(toy, tmp_path / "b", {"type": "call", "id": 1, "probe": "identity", "args": [1]})
+    assert [f["type"] for f in frames] == ["worker", "hello"]
+    frames = _local_worker(toy, tmp_path / "b", {"type": "fresh"})
     assert [f["type"] for f in frames] == ["fatal"] and "expected a greet" in frames[0]["message"]
 
 
@@ -88,7 +90,7 @@ def test_the_sandbox_started_before_the_file_is_written_grades_exactly_the_stage
     try:
         result = box.call("scale", [2, 3])
         assert result.ok and result.value == "staged after the start"
-        assert box._worker.transport.container.id == container_id  # taken over, not a second container
+        assert box._worker.transport.server.transport.container.id == container_id  # taken over, not a second one
         assert box.starts == 1 and tagged_containers(docker_client, container_tag) == {container_id}
     finally:
         box.close()

@@ -19,7 +19,7 @@ from grader.wire.protocol import Opaque
 from grader.sandbox import probekit
 from grader.backends.client import Sandbox
 from grader.backends.local_backend import local_starter
-from grader.backends.staging import stage
+from grader.backends.staging import LIB_FILES, stage
 
 PROBES = '''
 import torch
@@ -106,12 +106,16 @@ def test_the_staged_layout_is_exactly_the_worker_its_kit_the_removal_the_protoco
     probes.write_text("")
     sub.write_text("")
     staged = stage(probes=probes, submission=sub, module_name="mine", dest=tmp_path / "stage", guard={"open": False})
-    assert _files(staged.root) == ["lib/grader/__init__.py", "lib/grader/sandbox/__init__.py",
-                                   "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/probekit.py",
-                                   "lib/grader/sandbox/removal.py", "lib/grader/sandbox/restricted.py",
-                                   "lib/grader/sandbox/worker.py", "lib/grader/wire/__init__.py",
-                                   "lib/grader/wire/protocol.py", "probes/probes.py", "submission/mine.py",
-                                   "subset/mine.py"]
+    assert _files(staged.root) == sorted([*LIB_FILES, "probes/probes.py", "submission/mine.py",
+                                          "subset/mine.json", "subset/mine.py"])
+    assert [rel for rel in LIB_FILES if rel.startswith("lib/grader/") and "/" in rel[len("lib/grader/"):]
+            and not rel.endswith("__init__.py")] == [
+        "lib/grader/wire/protocol.py", "lib/grader/wire/module_ast.py", "lib/grader/wire/guarded.py",
+        "lib/grader/sandbox/worker.py", "lib/grader/sandbox/worker_server.py", "lib/grader/sandbox/removal.py",
+        "lib/grader/sandbox/absent_ops.py", "lib/grader/sandbox/absent_imports.py", "lib/grader/sandbox/probekit.py",
+        "lib/grader/sandbox/instruments.py", "lib/grader/sandbox/restricted.py", "lib/grader/sandbox/runtime_subset.py",
+        "lib/grader/sandbox/guard_ops.py", "lib/grader/sandbox/no_exec.py", "lib/grader/sandbox/sealed.py",
+        "lib/grader/sandbox/forkserver.py"]
     assert (staged.lib / "grader/wire/__init__.py").read_text() == ""  # the worker imports the protocol alone
     assert "restricted.load('mine', __file__, {'open': False})" in (staged.root / "subset/mine.py").read_text()
     assert (staged.lib / "grader/sandbox/probekit.py").read_bytes() == Path(probekit.__file__).read_bytes()
@@ -163,7 +167,7 @@ def box(tmp_path):
     (tmp_path / "shared.py").write_text("ANSWER = [1, 2]\n")
     staged = stage(probes=tmp_path / "probes.py", submission=tmp_path / "cand.py", module_name="cand",
                    dest=tmp_path / "stage", shared=tmp_path / "shared.py")
-    sandbox = Sandbox(local_starter(staged, [], Limits(memory_mb=4096)), call_timeout_s=60.0)
+    sandbox = Sandbox(local_starter(staged, [], Limits(memory_mb=4096, forkserver=True)), call_timeout_s=60.0)
     yield sandbox
     sandbox.close()
 
@@ -229,8 +233,8 @@ def test_recording_sgd_updates_like_torch_sgd_and_logs_its_calls():
     torch.manual_seed(0)
     mine, theirs = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
     theirs.load_state_dict(mine.state_dict())
-    events = []
-    opt = probekit.RecordingSGD(mine, 0.1, 0.9, events=events, step_event=lambda: "step:off")
+    ledger = probekit.Ledger()
+    opt = probekit.RecordingSGD(mine, 0.1, 0.9, ledger=ledger, step_event=lambda: "step:off")
     ref = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
     x = torch.randn(4, 3)
     for _ in range(3):
@@ -238,7 +242,8 @@ def test_recording_sgd_updates_like_torch_sgd_and_logs_its_calls():
             o.zero_grad()
             model(x).pow(2).sum().backward()
             o.step()
-    assert events == ["zero_grad", "step:off"] * 3 and len(opt.step_grads) == 3
+    assert ledger.events == ["zero_grad", "step:off"] * 3 and len(ledger.kept["step_grads"]) == 3
+    assert set(vars(opt)) == {"_named", "param_groups", "state"}  # what an optimizer has: nothing recorded on it
     for name, p in probekit.parameters(mine).items():
         assert torch.allclose(p, dict(theirs.named_parameters())[name].detach())
 

@@ -51,9 +51,56 @@ def test_a_renamed_copy_of_the_reference_is_flagged_naming_the_file_and_an_hones
     found = compare([sub("copier", disguised(REFERENCE)), sub("honest", HONEST)], STUBS, published=published)
     [match] = found.published
     assert match.submission.candidate == "copier" and match.file.label == "solutions/attention/attention.py"
-    assert match.file.public and match.similarity >= 0.8
-    assert match.line == f"matches the published solutions/attention/attention.py, {match.similarity:.2f}"
+    assert match.file.public and match.similarity >= 0.8 and match.strong
+    assert match.line == (f"resembles the published solutions/attention/attention.py: {match.similarity:.2f}; "
+                          f"honest solutions of this exercise reach {match.honest:.2f}")
     assert found.pairs == []  # the honest answer is not like the copy either
+
+
+def in_parentheses(source: str) -> str:
+    """Every identifier wrapped in parentheses wherever the file still compiles: ``(self).W_q = (nn).Linear(...)``."""
+    import io
+    import keyword
+    import tokenize
+
+    out = source
+    for tok in reversed(list(tokenize.generate_tokens(io.StringIO(source).readline))):
+        if tok.type != tokenize.NAME or keyword.iskeyword(tok.string):
+            continue
+        lines = out.splitlines(keepends=True)
+        (row, start), (_, end) = tok.start, tok.end
+        line = lines[row - 1]
+        trial = "".join(lines[:row - 1] + [line[:start] + f"({tok.string})" + line[end:]] + lines[row:])
+        try:
+            compile(trial, "<wrapped>", "exec")
+        except SyntaxError:
+            continue
+        out = trial
+    return out
+
+
+def test_a_reference_wrapped_in_parentheses_is_still_the_published_answer_in_red(published):
+    """Issue 36: every identifier of the reference in parentheses made a resemblance of 0.20 and no flag (the copy
+    scored full marks); parsed and written back first, it is the reference."""
+    wrapped = in_parentheses(REFERENCE)
+    assert wrapped.count("(self)") > 10 and wrapped != REFERENCE
+    [match] = compare([sub("wrapper", wrapped)], STUBS, published=published).published
+    assert match.file.label == "solutions/attention/attention.py" and match.similarity >= 0.99 and match.strong
+
+
+def test_an_honest_answer_near_a_plainly_written_reference_is_evidence_never_red():
+    """Issue 36: a newcomer's honest custom_layer answer, written without looking, was flagged in red at exactly the
+    threshold. A contract that leaves little room makes honest answers close; the flag says how close the
+    exercise's honest solutions come, and is red only well above that."""
+    custom = load_exercise("custom_layer")
+    files, _ = published_files({"custom_layer": custom}, solution_folders(None))
+    honest = (REPO / "tests" / "fixtures" / "published" / "custom_layer_honest.py").read_text()
+    found = compare([Submission("newcomer", "custom_layer", honest, None)],
+                    {"custom_layer": custom.stub.read_text()}, published=files, budget_s=None)
+    assert all(not m.strong for m in found.published)
+    for m in found.published:
+        assert m.line.startswith("resembles the published solutions/custom_layer/")
+        assert f"; honest solutions of this exercise reach {m.honest:.2f}" in m.line
 
 
 def test_copies_of_a_variant_and_of_a_mutant_name_that_file(published):
@@ -93,7 +140,7 @@ def test_a_private_exercise_folder_uses_the_solutions_beside_it(tmp_path):
     found = compare([sub("leak", disguised(HONEST))], STUBS, published=files)
     [match] = found.published
     assert match.file.label == "solutions/attention/attention.py" and not match.file.public
-    assert match.line.startswith("matches the private solutions/attention/attention.py")
+    assert match.line.startswith("resembles the private solutions/attention/attention.py")
 
 
 def test_a_match_is_a_flag_on_the_panel_page_the_exports_and_the_similarity_page(published, tmp_path):
@@ -106,7 +153,7 @@ def test_a_match_is_a_flag_on_the_panel_page_the_exports_and_the_similarity_page
         exercise="attention", graded=True, checks=[check], score=22.0, max_score=22.0)) for name in sources]
     batch = Batch(layout=Layout(found=found, exercises=["attention"]), rows=rows)
     publish(batch, tmp_path, {"attention": ATTENTION}, published)
-    line = "matches the published solutions/attention/attention.py"
+    line = "resembles the published solutions/attention/attention.py"
     with open(tmp_path / "summary.csv", newline="") as f:
         table = {r["candidate"]: r for r in csv.DictReader(f)}
     assert table["copier"]["flags"] == "published" and table["honest"]["flags"] == ""

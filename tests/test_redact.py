@@ -172,3 +172,15 @@ def test_a_stored_report_with_the_sandboxs_words_in_a_hit_or_a_tampering_report_
     assert [h.api for h in copy.forbidden] == [UNNAMED_API, "torch.nn.functional.linear"]
     assert copy.checks[0].forbidden == [UNNAMED_API, "torch.clamp"] and copy.checks[0].tampered == []
     assert [f.what for f in copy.findings] == [SANDBOX_TAMPERING, "sys.setprofile"]
+
+
+def test_a_hidden_checks_timing_stays_with_the_panel_and_the_total_is_whole_seconds():
+    """A file that sleeps in proportion to an input could read a hidden example back from its check's duration:
+    a candidate's copy keeps no duration for a hidden check, and the grading's total only in whole seconds."""
+    report = Report(exercise="x", graded=True, duration_s=12.3456, checks=[
+        check("test_h.py::test_hidden", "hidden", duration_s=3.1416),
+        check("test_v.py::test_visible", "visible", duration_s=0.5772)])
+    copy = for_audience(report, "candidate")
+    assert [c.duration_s for c in copy.checks] == [None, 0.5772] and copy.duration_s == 12.0
+    assert [c.duration_s for c in for_audience(report, "panel").checks] == [3.1416, 0.5772]
+    assert for_audience(copy, "candidate") == copy  # redacting again changes nothing

@@ -1,5 +1,6 @@
-"""The subset's runtime guard (grader.sandbox.restricted) and the staged loader that puts it under every
-``import <module>``: computed names get the refusals literal ones get in the judge, nothing more."""
+"""The builtins a submission runs with (grader.sandbox.restricted) and the staged loader that puts the judge's
+rewrite under every ``import <module>``: computed names get the refusals literal ones get in the judge, and a
+private name only on what the candidate made."""
 
 import subprocess
 import sys
@@ -16,16 +17,16 @@ from grader.backends.staging import stage
 TOY = Path(__file__).parent / "fixtures" / "toy"
 
 
-@pytest.fixture(scope="module")
-def guarded():
-    """The builtins a toy submission runs with (torch.mul forbidden; no files)."""
-    return restricted.Guard(guard_lists(load_exercise(TOY))).builtins()
-
-
 class Thing:
     def __init__(self):
         self._cache = 1
         self.weight = 2
+
+
+@pytest.fixture(scope="module")
+def guarded():
+    """The builtins a toy submission runs with (torch.mul forbidden; no files), as if this module were its file."""
+    return restricted.Guard(guard_lists(load_exercise(TOY)), module=Thing.__module__, filename=__file__).builtins()
 
 
 @pytest.mark.parametrize("name", ["__globals__", "__wrapped__", "__subclasses__", "__dict__", "f_back", "gi_frame",
@@ -34,6 +35,14 @@ def test_a_computed_name_the_judge_refuses_written_out_is_refused(guarded, name)
     for fetch, args in (("getattr", ()), ("hasattr", ()), ("setattr", (1,)), ("delattr", ())):
         with pytest.raises(restricted.SubsetGuardRefused):
             guarded[fetch](Thing(), name, *args)
+
+
+def test_a_private_name_of_what_the_candidate_did_not_make_is_refused(guarded):
+    borrowed = types.SimpleNamespace(_cache=1)
+    for fetch, args in (("getattr", ()), ("hasattr", ()), ("setattr", (1,)), ("delattr", ())):
+        with pytest.raises(restricted.SubsetGuardRefused):
+            guarded[fetch](borrowed, "_cache", *args)
+    assert guarded["getattr"](borrowed, "missing", None) is None
 
 
 def test_the_candidates_own_names_pass(guarded):
@@ -48,12 +57,17 @@ def test_the_candidates_own_names_pass(guarded):
 
 
 def test_a_module_is_never_handed_out_and_its_private_names_stay_out(guarded):
-    holder = types.SimpleNamespace(mod=types)
-    with pytest.raises(restricted.SubsetGuardRefused):
-        guarded["getattr"](holder, "mod")
-    with pytest.raises(restricted.SubsetGuardRefused):
-        guarded["getattr"](types, "_cell_factory")
-    assert guarded["getattr"](types, "SimpleNamespace") is types.SimpleNamespace
+    import collections
+    import math
+
+    holder = types.SimpleNamespace(mod=types, allowed=collections)
+    for name in ("mod", "allowed"):  # as in the source, a computed name never hands out a module
+        with pytest.raises(restricted.SubsetGuardRefused):
+            guarded["getattr"](holder, name)
+    for module, name in ((math, "_private"), (types, "SimpleNamespace"), (collections, "_sys")):
+        with pytest.raises(restricted.SubsetGuardRefused):  # private, or a module outside the subset
+            guarded["getattr"](module, name)
+    assert guarded["getattr"](collections, "OrderedDict") is collections.OrderedDict
 
 
 def test_imports_are_the_subsets_and_code_builtins_are_absent(guarded):
@@ -139,8 +153,8 @@ def test_every_process_that_imports_the_module_by_name_gets_the_guard(tmp_path):
                          env={"PYTHONPATH": str(staged.lib), "PATH": "/usr/bin:/bin"}, capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["dict", "SubsetGuardRefused", "6", "object", "fork", "SubsetGuardRefused", "spawn",
-                                  "SubsetGuardRefused"]
+    assert out.stdout.split() == ["dict", "GuardRefusedModule", "6", "object", "fork", "GuardRefusedName", "spawn",
+                                  "GuardRefusedName"]
 
 
 def test_the_candidates_traceback_points_at_its_own_file(tmp_path):

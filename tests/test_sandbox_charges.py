@@ -29,20 +29,27 @@ def test_writes_past_the_captured_output_leave_no_log_on_the_host_and_the_judge_
                                                                                            container_tag):
     """The attack: the worker points fds 1 and 2 at its capture file, but PID 1's stderr is the container's
     own, and writing to /proc/1/fd/2 put 856 MiB of JSON log on the host in 8 s, on the engine's CPU.
-    Now the engine keeps nothing, and the bytes come to the judge, which drops them and ends the sandbox
-    past STRAY_CAP."""
+    Now the engine keeps nothing; PID 1, the worker server, keeps no stderr of its own and lets no process of
+    its user open its file descriptors; and bytes that reach the container's stderr anyway come to the judge,
+    which drops them and ends the sandbox past STRAY_CAP."""
     ex = load_exercise(TOY)
     staged = stage(probes=ex.probes, submission=ex.stub, module_name=ex.module_name, dest=tmp_path / "stage")
     kwargs = container_kwargs(image=naming.runtime_image_name(), staged=staged, forbidden=[], limits=ex.limits,
                               grading_id=f"charges-{uuid.uuid4().hex[:8]}")
-    transport = docker_starter(docker_client, kwargs)()
+    served = docker_starter(docker_client, kwargs)()
+    transport = served.server.transport
     try:
-        assert protocol.read_frame(lambda n: transport.read(n, time.monotonic() + 120))["type"] == "hello"
-        # As the candidate's code would: the sandbox's user, PID 1's stderr, 32 MB.
-        transport.container.exec_run(["sh", "-c", "head -c 33554432 /dev/zero > /proc/1/fd/2"], detach=True)
-        with pytest.raises(protocol.ProtocolError, match="outside the protocol channel"):
-            protocol.read_frame(lambda n: transport.read(n, time.monotonic() + 60))
-        assert STRAY_CAP < transport.stray_bytes <= STRAY_CAP + 65536  # read in chunks, dropped past the cap
+        assert protocol.read_frame(lambda n: served.read(n, time.monotonic() + 120))["type"] == "hello"
+        # As the candidate's code would: the sandbox's user, PID 1's stderr and its channel, 32 MB each.
+        done = transport.container.exec_run(["sh", "-c", "for fd in 1 2 3 4 5; do head -c 33554432 /dev/zero > "
+                                                   "/proc/1/fd/$fd && echo WROTE $fd; done"], user="65534:65534")
+        assert b"WROTE" not in done.output, done.output
+        served.send(protocol.encode({"type": "call", "id": 1, "probe": "identity", "args": [7]}))
+        reply = {"type": "importing"}
+        while reply["type"] in ("importing", "imported"):
+            reply = protocol.read_frame(lambda n: served.read(n, time.monotonic() + 60))
+        assert reply["type"] == "result" and reply["id"] == 1  # the channel is whole: the worker still answers
+        assert transport.stray_bytes == 0
         attrs = docker_client.api.inspect_container(transport.container.id)
         assert attrs["HostConfig"]["LogConfig"]["Type"] == "none"
         assert attrs["LogPath"] == ""  # no log file: json-file's would be /var/lib/docker/containers/<id>/<id>-json.log

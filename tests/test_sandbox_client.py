@@ -178,7 +178,7 @@ def test_a_forged_forbidden_report_is_a_protocol_failure_in_the_judges_words(san
     """Issue 25: a correct file sent every hidden input back as the *name* of a forbidden-API hit."""
     box = sandbox_for("""
         import sys
-        worker = sys.modules["__main__"]  # the worker runs as `python -m grader.sandbox.worker`
+        worker = sys.modules["grader.sandbox.worker"]  # the worker's own module, in the sandbox
         worker.Worker.handle_call = (lambda handle: lambda self, message: {
             **handle(self, message), "forbidden": ["hush-5551212 " * 10_000], "tampered": ["hush-5551212"]})(
             worker.Worker.handle_call)
@@ -200,7 +200,7 @@ def test_unknown_probe_is_an_error_not_a_crash(sandbox_for):
 def test_a_candidate_that_forges_the_workers_error_record_gets_a_protocol_failure_that_says_so(sandbox_for):
     box = sandbox_for("""
         import sys
-        worker = sys.modules["__main__"]  # the worker runs as `python -m grader.sandbox.worker`
+        worker = sys.modules["grader.sandbox.worker"]  # the worker's own module, in the sandbox
         worker._error = lambda exc, keep_dirs: {"type": 5, "qualnames": "ValueError", "builtin": "yes",
                                                 "message": None, "traceback": ""}
         def f():

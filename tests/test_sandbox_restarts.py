@@ -193,7 +193,7 @@ def test_the_load_average_plays_no_part(monkeypatch):
 
 #: A well-formed hello (grader.wire.selfreport validates every field) from a torch that is not there.
 HELLO = {"type": "hello", "torch": "0.0-fake", "python": "3", "cuda": False, "cuda_version": None, "gpus": 0,
-         "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}}
+         "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": [], "rlimits_failed": {}, "no_exec": True}
 
 
 class FakeClock:
@@ -325,6 +325,8 @@ def box():
 
     def open_(**kwargs) -> tuple[Sandbox, Starter]:
         starter = Starter(dict(SCRIPT))
+        # The grace and floor rule alone: the grading's hang allowance (its own test, below) out of the way.
+        kwargs.setdefault("hang_allowance_s", 1000.0)
         sandbox = Sandbox(starter, call_timeout_s=20, call_timeout_after_timeout_s=1, clock=starter.clock, **kwargs)
         opened.append(sandbox)
         return sandbox, starter
@@ -413,7 +415,8 @@ def test_a_transport_without_clocks_is_timed_by_the_wall_clock_and_the_report_is
             return Transport.meter(self)
 
     clock = FakeClock()
-    sandbox = Sandbox(lambda: Unmetered(SCRIPT, clock), call_timeout_s=20, clock=clock, spares=0)
+    sandbox = Sandbox(lambda: Unmetered(SCRIPT, clock), call_timeout_s=20, clock=clock, spares=0,
+                      hang_allowance_s=1000.0)
     try:
         hung = sandbox.call("hang")
         assert hung.timed_out_by is Clock.WALL and clock.now - 1000.0 == pytest.approx(22, abs=0.01)
@@ -526,3 +529,24 @@ def test_a_taken_spare_is_the_callers_and_is_not_closed_with_the_rest():
     mine = spares.take().result()
     spares.close()
     assert not mine.closed and mine.received == []
+
+
+def test_the_calls_that_time_out_share_an_allowance_by_the_clock_whatever_the_load():
+    """However busy the host, a file that hangs on every call costs the allowance at most: no call runs past
+    what is left of it (its hard limit), and once it is spent the later calls are not tried, said so."""
+    from grader.backends.deadlines import HANG_ALLOWANCE_S
+
+    deadlines = CallDeadlines(full_s=20, after_timeout_s=1)
+    first = deadlines.next()
+    assert first.hard_s == HANG_ALLOWANCE_S < 20 * HARD_FACTOR  # a starved first hang ends at the allowance
+    deadlines.timed_out(first, elapsed_s=HANG_ALLOWANCE_S - 3)
+    assert deadlines.next().hard_s == pytest.approx(3) and not deadlines.spent
+    deadlines.timed_out(deadlines.next(), elapsed_s=3)
+    assert deadlines.spent
+    assert deadlines.not_tried() == (f"not tried: this grading's calls that timed out had taken the "
+                                     f"{HANG_ALLOWANCE_S:g} s it allows them (2 timed out), so the rest time out "
+                                     "without running")
+    hang = run_clock(deadlines.next() if False else Deadline(20, 20, allowance_s=3), cpu_per_s=0.3,
+                     waited_per_s=0.7)
+    assert hang.clock is Clock.HARD and "what was left of the grading's time for calls that time out" in \
+        hang.describe()

@@ -16,7 +16,7 @@ from grader.wire.selfreport import MalformedSelfReport, read_hello
 
 HELLO = {"type": "hello", "torch": "2.13.0+cpu", "python": "3.12.3", "cuda": False, "cuda_version": None,
          "gpus": 0, "forbidden_missing": [], "forbidden_packages": [], "rlimits_applied": ["RLIMIT_AS"],
-         "rlimits_failed": {}}
+         "rlimits_failed": {}, "no_exec": True}
 
 
 # ------------------------------------------------------------------ the sandbox's self-report (its hello)

@@ -46,10 +46,10 @@ def _activations(cap):
 
 def _hooks(model: nn.Module) -> dict:
     """Every module's [forward hooks, forward pre-hooks] counts, and the global ones under '<global>'."""
-    counts = {name or "<model>": [len(m._forward_hooks), len(m._forward_pre_hooks)]
+    counts = {name or "<model>": [probekit.count_entries(m._forward_hooks), probekit.count_entries(m._forward_pre_hooks)]
               for name, m in model.named_modules()}
-    counts["<global>"] = [len(getattr(module_internals, "_global_forward_hooks", {})),
-                          len(getattr(module_internals, "_global_forward_pre_hooks", {}))]
+    counts["<global>"] = [probekit.count_entries(getattr(module_internals, "_global_forward_hooks", {})),
+                          probekit.count_entries(getattr(module_internals, "_global_forward_pre_hooks", {}))]
     return counts
 
 
@@ -138,7 +138,8 @@ def capture_with_own_hook(arch, weights, names, owner, x):
     """
     model = _model(arch, weights)
     calls = []
-    model.get_submodule(owner).register_forward_hook(lambda m, a, o: calls.append(1))
+    owned = model.get_submodule(owner)
+    owned.register_forward_hook(lambda m, a, o: calls.append(1))  # not an instrument: the hook the capture must keep
     before = _hooks(model)
     with hooks.ActivationCapture(model, names):
         model(x)

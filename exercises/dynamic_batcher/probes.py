@@ -2,7 +2,8 @@
 
 Each probe builds the candidate's DynamicBatcher around a recording model (the
 Linear of ``shared.py``, wrapped so that every call's input and grad mode are
-logged), plays a schedule of submit and poll calls the check chose, and returns a
+noted in a ``probekit.Ledger`` the model finds by its identity, never on the model
+itself), plays a schedule of submit and poll calls the check chose, and returns a
 log of what happened. Probes never judge: the checks (judge side) work out what
 the contract says the log must be and compare.
 """
@@ -18,15 +19,16 @@ from shared import build_model
 
 
 class RecordingModel(nn.Module):
-    """The served model: logs each call's input (a copy) and whether grad mode was on."""
+    """The served model: notes each call's input (a copy) and whether grad mode was on, in its ledger."""
 
     def __init__(self):
         super().__init__()
         self.inner = build_model()
-        self.calls: list[dict] = []
 
     def forward(self, x):
-        self.calls.append({"x": probekit.tensor(x), "grad": bool(torch.is_grad_enabled())})
+        found = probekit.attached(self)
+        if found is not None:
+            found[0].note({"x": probekit.tensor(x), "grad": bool(torch.is_grad_enabled())})
         return self.inner(x)
 
 
@@ -56,11 +58,12 @@ def run(max_batch, max_wait, schedule):
     "results" (poll), or "raised" when the call raised}. An exception does not stop
     the schedule: the next ops show what the batcher did after it.
     """
-    model = RecordingModel()
+    ledger = probekit.Ledger()
+    model = ledger.attach(RecordingModel())
     batcher = dynamic_batcher.DynamicBatcher(model, max_batch, max_wait)
     log = []
     for op in schedule:
-        before = len(model.calls)
+        before = len(ledger.events)
         entry = {"op": op[0]}
         try:
             if op[0] == "submit":
@@ -69,7 +72,7 @@ def run(max_batch, max_wait, schedule):
                 entry["results"] = _results(batcher.poll(op[1]))
         except Exception as e:
             entry["raised"] = probekit.raised(e)
-        entry["calls"] = model.calls[before:]
+        entry["calls"] = ledger.events[before:]
         log.append(entry)
     return {"log": log}
 

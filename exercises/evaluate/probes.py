@@ -9,14 +9,15 @@ The model (``_Net``) is Linear -> Dropout -> Sequential(Dropout): its submodules
 named "lin", "drop", "block" and "block.0" ("" is the model itself). At every forward
 it records each module's ``.training`` and ``torch.is_grad_enabled()`` (False under
 no_grad and under inference_mode). Each batch's logits, the loss tensor loss_fn
-returned for it, and a marker its autograd graph would hold (a custom Function's
-ctx keeps it, only while a graph exists) are watched through weak references.
+returned for it, and a marker its autograd graph would hold (a tensor a custom Function
+saves for backward, held by the graph's node itself and only while a graph exists) are
+watched through weak references.
+
+What is recorded, and the probe's settings (which call fails, whether to watch), live in a
+``probekit.Ledger`` the model finds by its identity, never on the model the candidate is handed.
 """
 
 from __future__ import annotations
-
-import gc
-import weakref
 
 import torch
 import torch.nn.functional as F
@@ -30,14 +31,13 @@ class BatchFailure(Exception):
     """The exception the probes' model or loss_fn raises on purpose."""
 
 
-class _Marker:
-    """An object the autograd graph of one forward holds (through a custom Function's ctx)."""
-
-
 class _Mark(torch.autograd.Function):
+    """x.clone(), whose node saves ``marker`` for backward: the marker's storage lives exactly as long as the
+    graph (a saved tensor is the node's own, not an attribute anyone can drop)."""
+
     @staticmethod
     def forward(ctx, x, marker):
-        ctx.marker = marker
+        ctx.save_for_backward(marker)
         return x.clone()
 
     @staticmethod
@@ -59,22 +59,29 @@ class _Net(nn.Module):
         with torch.no_grad():
             self.lin.weight.copy_(weight)
             self.lin.bias.copy_(bias)
-        self.calls: list = []
-        self.watched: list = []   # per forward: weak references to what it made
-        self.fail_at = None
-        self.watch = False
 
     def forward(self, x):
-        k = len(self.calls)
-        self.calls.append({"modes": _modes(self), "grad": bool(torch.is_grad_enabled())})
-        if self.fail_at == k:
+        found = probekit.attached(self)
+        if found is None:
+            return self.block(self.drop(self.lin(x)))
+        ledger, settings = found
+        k = len(ledger.events)
+        ledger.note({"modes": _modes(self), "grad": bool(torch.is_grad_enabled())})
+        if settings["fail_at"] == k:
             raise BatchFailure(f"model failed on batch {k}")
         out = self.block(self.drop(self.lin(x)))
-        marker = _Marker()
+        marker = torch.zeros(1)
         out = _Mark.apply(out, marker)
-        if self.watch:
-            self.watched.append([weakref.ref(out), weakref.ref(marker)])
+        if settings["watch"]:
+            ledger.watch(k, out)
+            ledger.watch(k, marker, storage=True)
         return out
+
+
+def _net(weight, bias, *, fail_at=None, watch=False) -> tuple[_Net, probekit.Ledger]:
+    """A _Net holding weight and bias, and the ledger it records in."""
+    ledger = probekit.Ledger()
+    return ledger.attach(_Net(weight, bias), {"fail_at": fail_at, "watch": watch}), ledger
 
 
 def _in_modes(net: _Net, modes: dict | None) -> _Net:
@@ -104,9 +111,9 @@ def _result(out):
             "values": {k: _value(out[k]) for k in ("loss", "accuracy") if k in out}}
 
 
-def _alive(net: _Net) -> list[int]:
-    gc.collect()
-    return [j for j, refs in enumerate(net.watched) if any(r() is not None for r in refs)]
+def _alive(ledger: probekit.Ledger) -> list[int]:
+    """The batches (forward calls) whose logits, loss or graph marker is still alive, after a garbage collection."""
+    return sorted({j for j, alive in ledger.alive() if alive})
 
 
 def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, fail_loss=None, watch=False):
@@ -124,9 +131,8 @@ def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, f
     "exhausted", "alive_after"}.
     """
     torch.manual_seed(0)  # dropout, should a forward run in train mode: the same every time
-    net = _in_modes(_Net(weight, bias), modes)
-    net.fail_at = fail_model
-    net.watch = watch
+    net, ledger = _net(weight, bias, fail_at=fail_model, watch=watch)
+    net = _in_modes(net, modes)
     before = _modes(net)
     losses: list = []
     fetches: list = []
@@ -138,16 +144,16 @@ def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, f
         if fail_loss == k:
             raise BatchFailure(f"loss_fn failed on batch {k}")
         loss = F.cross_entropy(logits, targets)
-        if watch and net.watched:
-            net.watched[-1].append(weakref.ref(loss))
+        if watch and ledger.events:
+            ledger.watch(len(ledger.events) - 1, loss)  # the batch of the last forward
         return loss
 
     pairs = [(x, y) for x, y in batches]
 
     def generate():
         for j, (x, y) in enumerate(pairs):
-            fetches.append({"batch": j, "forwards": len(net.calls),
-                            "alive": _alive(net) if watch else []})
+            fetches.append({"batch": j, "forwards": len(ledger.events),
+                            "alive": _alive(ledger) if watch else []})
             yield x.clone(), y.clone()
         state["exhausted"] = True
 
@@ -165,8 +171,8 @@ def ev_run(weight, bias, batches, *, modes=None, kind="list", fail_model=None, f
         del out
         answer["raised"] = None
     del source
-    answer.update(modes_after=_modes(net), calls=net.calls, losses=len(losses), fetches=fetches,
-                  exhausted=state["exhausted"], alive_after=_alive(net) if watch else [])
+    answer.update(modes_after=_modes(net), calls=list(ledger.events), losses=len(losses), fetches=fetches,
+                  exhausted=state["exhausted"], alive_after=_alive(ledger) if watch else [])
     return answer
 
 
@@ -175,7 +181,8 @@ def ev_empty(kind, modes=None):
 
     What evaluate raised comes back as data, with the modes before and after.
     """
-    net = _in_modes(_Net(torch.zeros(2, 2), torch.zeros(2)), modes)
+    net, ledger = _net(torch.zeros(2, 2), torch.zeros(2))
+    net = _in_modes(net, modes)
     before = _modes(net)
 
     def nothing():
@@ -188,4 +195,4 @@ def ev_empty(kind, modes=None):
     except Exception as e:
         return {"raised": probekit.raised(e), "modes_before": before, "modes_after": _modes(net)}
     return {"raised": None, "gave": probekit.describe(out), "modes_before": before,
-            "modes_after": _modes(net), "calls": len(net.calls)}
+            "modes_after": _modes(net), "calls": len(ledger.events)}

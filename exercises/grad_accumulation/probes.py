@@ -5,6 +5,9 @@ the probe builds the model (``_model``), an SGD optimizer that records its calls
 (``probekit.RecordingSGD``, the update of torch.optim.SGD) and runs the candidate's train_with_accumulation. It returns
 plain data: the losses returned (``losses``), the optimizer's calls in order, the gradients the
 optimizer saw at each step and the parameters at the end. Probes never judge.
+
+The model and the optimizer record in a ``probekit.Ledger`` each finds by its identity: nothing
+recorded lives on an object the candidate is handed.
 """
 
 from __future__ import annotations
@@ -17,9 +20,23 @@ from grader.sandbox import probekit
 from grader.sandbox.probekit import RecordingSGD
 
 
-def _model(params: dict) -> nn.Module:
-    """nn.Sequential(Linear(3, 4), Tanh, Linear(4, 2)) in float64 holding ``params``."""
-    return probekit.load_parameters(nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).double(), params)
+class _Model(nn.Sequential):
+    """nn.Sequential(Linear(3, 4), Tanh, Linear(4, 2)) in float64, keeping each forward's batch size in its ledger."""
+
+    def __init__(self):
+        super().__init__(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+        self.double()
+
+    def forward(self, x):
+        found = probekit.attached(self)
+        if found is not None:
+            found[0].keep("forward_sizes", int(x.shape[0]) if isinstance(x, torch.Tensor) and x.dim() else -1)
+        return super().forward(x)
+
+
+def _model(params: dict, ledger: probekit.Ledger) -> nn.Module:
+    """The model holding ``params``, recording in ``ledger``."""
+    return ledger.attach(probekit.load_parameters(_Model(), params))
 
 
 def _plain(value):
@@ -36,22 +53,21 @@ def accumulate(params, batches, accumulation_steps, *, lr=0.1, momentum=0.0, los
     batches: [[inputs, targets], ...]. stale: gradients put in .grad before the call.
     generator: pass the batches as a one-pass generator instead of a list.
     """
-    model = _model(params)
+    ledger = probekit.Ledger()
+    model = _model(params, ledger)
     if stale is not None:
         for name, p in model.named_parameters():
             p.grad = stale[name].clone()
-    forward_sizes: list[int] = []
-    model.register_forward_pre_hook(lambda module, args: forward_sizes.append(int(args[0].shape[0])))
-    optimizer = RecordingSGD(model, lr=lr, momentum=momentum)
+    optimizer = RecordingSGD(model, lr=lr, momentum=momentum, ledger=ledger)
     loss_fn = nn.MSELoss() if loss == "mse" else nn.CrossEntropyLoss()
     pairs = [(x, y) for x, y in batches]
     source = (pair for pair in pairs) if generator else pairs
     returned = grad_accum.train_with_accumulation(model, optimizer, loss_fn, source, accumulation_steps)
     return {
         "losses": _plain(returned),
-        "events": optimizer.events,
-        "forward_sizes": forward_sizes,
-        "step_grads": optimizer.step_grads,
+        "events": list(ledger.events),
+        "forward_sizes": list(ledger.kept.get("forward_sizes", [])),
+        "step_grads": list(ledger.kept.get("step_grads", [])),
         "params": probekit.parameters(model),
     }
 
@@ -65,12 +81,11 @@ def refusal(params, batches, accumulation_steps, *, stale):
     itself is another call's business), else the optimizer's calls, the model's forward calls, the
     micro-batches pulled, and the parameters and their .grad after the error.
     """
-    model = _model(params)
+    ledger = probekit.Ledger()
+    model = _model(params, ledger)
     for name, p in model.named_parameters():
         p.grad = stale[name].clone()
-    forward_calls: list[int] = []
-    model.register_forward_pre_hook(lambda module, args: forward_calls.append(1))
-    optimizer = RecordingSGD(model, lr=0.1)
+    optimizer = RecordingSGD(model, lr=0.1, ledger=ledger)
     pulled: list[int] = []
 
     def source():
@@ -83,8 +98,8 @@ def refusal(params, batches, accumulation_steps, *, stale):
     except Exception:
         return {
             "raised": True,
-            "events": optimizer.events,
-            "forward_calls": len(forward_calls),
+            "events": list(ledger.events),
+            "forward_calls": len(ledger.kept.get("forward_sizes", [])),
             "pulled": len(pulled),
             "params": probekit.parameters(model),
             "grads": probekit.gradients(model),

@@ -38,9 +38,11 @@ def _report(mon):
 
 def _hooks(model) -> dict:
     """{"params": {name: hooks on the tensor}, "modules": {name: [backward, backward pre, forward, forward pre]}}."""
-    return {"params": {n: len(p._backward_hooks or {}) for n, p in model.named_parameters()},
-            "modules": {n or "<model>": [len(m._backward_hooks), len(m._backward_pre_hooks),
-                                         len(m._forward_hooks), len(m._forward_pre_hooks)]
+    return {"params": {n: probekit.count_entries(p._backward_hooks) for n, p in model.named_parameters()},
+            "modules": {n or "<model>": [probekit.count_entries(m._backward_hooks),
+                                         probekit.count_entries(m._backward_pre_hooks),
+                                         probekit.count_entries(m._forward_hooks),
+                                         probekit.count_entries(m._forward_pre_hooks)]
                         for n, m in model.named_modules()}}
 
 
@@ -58,7 +60,8 @@ def monitor(weights, frozen, kwargs, steps, *, after=None, owner=None):
     model = build(weights, frozen)
     calls = []
     if owner is not None:
-        dict(model.named_parameters())[owner].register_hook(lambda g: calls.append(1))
+        owned = dict(model.named_parameters())[owner]
+        owned.register_hook(lambda g: calls.append(1))  # not an instrument: the owner's hook the monitor must keep
     result = {"hooks_before": _hooks(model)}
     mon = grad_monitor.GradMonitor(model, **kwargs)
     with mon as entered:

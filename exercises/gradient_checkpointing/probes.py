@@ -4,48 +4,40 @@ Each probe builds the blocks of ``shared.py`` with the judge's parameters, calls
 candidate's checkpointed_forward under a seed the judge chose, and returns plain data:
 the output, the gradients after ``out.backward(grad_out)``, the blocks' call log (index
 and grad mode of every call, split into forward and backward), the CPU RNG state after
-the forward and after the backward, what autograd packed for backward during the
-forward (distinct floating-point storages, the parameters left out), and which of the
-outputs the blocks returned during the forward are still alive once it has returned
-(weak references to their storages, read after a garbage collection, before backward).
+the forward and after the backward, what the forward left alive once it returned (bytes
+of the floating-point storages it made, however they are held: saved for backward by
+autograd, through any saved-tensor hooks, on a ctx, in a list), and which of the outputs
+the blocks returned during the forward are still alive then (weak references to their
+storages, read after a garbage collection, before backward).
+
+Everything measured is kept in a ``probekit.Ledger`` that each block finds by its identity,
+never on the blocks the candidate is handed (``grader.sandbox.instruments``).
 Probes never judge anything; the checks compare with the plain loop, computed judge-side.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 
 import torch
-from torch import nn
 
 import checkpointing
 import shared
 from grader.sandbox import probekit
 
 
-class _SavedBytes:
-    """saved_tensors_hooks that note every floating-point storage packed, except the parameters'."""
+class _Recorded(shared.Block):
+    """A block that notes [its index, grad enabled] of every call, and a weak reference to what it returns,
+    in the ledger it was attached to (the index is the attachment's tag, not an attribute)."""
 
-    def __init__(self, blocks: nn.Module):
-        self.skip = {p.untyped_storage().data_ptr() for p in blocks.parameters()}
-        self.storages: dict[int, int] = {}
-        self.packed = 0
-
-    def pack(self, t):
-        self.packed += 1
-        if t.is_floating_point():
-            storage = t.untyped_storage()
-            if storage.data_ptr() not in self.skip:
-                self.storages[storage.data_ptr()] = storage.nbytes()
-        return t
-
-    @staticmethod
-    def unpack(t):
-        return t
-
-    def hooks(self):
-        return torch.autograd.graph.saved_tensors_hooks(self.pack, self.unpack)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        found = probekit.attached(self)
+        if found is not None:
+            found[0].note([found[1], torch.is_grad_enabled()])
+        out = super().forward(x)
+        if found is not None:
+            found[0].watch(found[1], out, storage=True)
+        return out
 
 
 def run(n, width, p, params, x, grad_out, segments, *, seed, container="list", x_requires_grad=True,
@@ -56,37 +48,38 @@ def run(n, width, p, params, x, grad_out, segments, *, seed, container="list", x
     requires grad. Returns {"out", "out_requires_grad", "x_requires_grad", "x_after", "x_grad",
     "grads", "calls_forward", "calls_backward", "saved_bytes", "saved_storages",
     "alive_after_forward", "rng_after_forward", "rng_after_backward", "backward_ran"};
-    alive_after_forward is [[block index, still alive], ...], one per block call of the forward, after a
-    garbage collection when ``collect`` is set (only the check that reads it asks: one costs ~0.15 s).
+    saved_bytes and saved_storages: the floating-point storages the forward made that are alive once
+    it returned (the output included; x and the parameters are not the forward's); alive_after_forward is [[block index, still alive], ...], one per block call of the
+    forward. Both after a garbage collection: a full one when ``collect`` is set (only the check that
+    reads liveness asks: one costs ~0.15 s), else of what the call just made.
     """
-    calls: list = []
-    outputs: list = []
-    blocks = shared.load(shared.make_blocks(n, width, p, calls, outputs), params, requires_grad=params_require_grad)
+    ledger = probekit.Ledger()
+    blocks = shared.load(shared.make_blocks(n, width, p, block=_Recorded), params, requires_grad=params_require_grad)
+    for index, block in enumerate(blocks):
+        ledger.attach(block, index)
     given = blocks if container == "modulelist" else list(blocks)
     xin = x.clone().requires_grad_(x_requires_grad)
-    saved = _SavedBytes(blocks)
     torch.manual_seed(seed)
-    with saved.hooks(), (torch.no_grad() if no_grad else contextlib.nullcontext()):
+    with probekit.Allocations() as made, (torch.no_grad() if no_grad else contextlib.nullcontext()):
         out = checkpointing.checkpointed_forward(given, xin, segments)
     rng_after_forward = torch.get_rng_state()
     if not isinstance(out, torch.Tensor):
         return probekit.returned_instead(out)
-    calls_forward = [list(c) for c in calls]
-    if collect:
-        gc.collect()  # what only a reference cycle holds is not kept for backward
-    alive_after_forward = [[index, not ref.expired()] for index, ref in outputs]
-    del outputs[:]
+    calls_forward = list(ledger.events)
+    alive_after_forward = ledger.alive(collect=collect)
+    ledger.forget_watched()
+    saved_bytes, saved_storages = made.alive_bytes(exclude=[xin, *blocks.parameters()], collect=collect)
     report = {"out": probekit.tensor(out), "out_requires_grad": bool(out.requires_grad),
-              "calls_forward": calls_forward, "saved_bytes": sum(saved.storages.values()),
-              "saved_storages": len(saved.storages), "alive_after_forward": alive_after_forward,
+              "calls_forward": calls_forward, "saved_bytes": saved_bytes,
+              "saved_storages": saved_storages, "alive_after_forward": alive_after_forward,
               "rng_after_forward": rng_after_forward,
               "backward_ran": False, "rng_after_backward": None}
-    del calls[:]
+    del ledger.events[:]
     if backward and out.requires_grad and out.shape == grad_out.shape:
         out.backward(grad_out.to(out.dtype))
         report["backward_ran"] = True
         report["rng_after_backward"] = torch.get_rng_state()
-    report.update({"calls_backward": [list(c) for c in calls], "x_requires_grad": bool(xin.requires_grad),
+    report.update({"calls_backward": list(ledger.events), "x_requires_grad": bool(xin.requires_grad),
                    "x_after": xin.detach().clone(), "x_grad": probekit.tensor(xin.grad) if xin.grad is not None else None,
                    "grads": probekit.gradients(blocks)})
     return report

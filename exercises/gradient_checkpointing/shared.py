@@ -2,45 +2,32 @@
 them, the probes hand them to the candidate's checkpointed_forward.
 
 Each block is ``x + dropout(tanh(linear(x)))`` in float64, so every block's output has x's
-shape and is a new tensor. A block appends ``[its index, torch.is_grad_enabled()]`` to
-``calls`` (a list shared by all the blocks of a model) every time its forward runs: that log
-is how the checks see when, and in which grad mode, each block ran. Given ``outputs`` (a list
-shared the same way), a block also appends ``(its index, a weak reference to the storage of
-the tensor it returns)``: the probe reads from it which outputs are still alive after the
-forward (a weak reference to the storage, so a view or a ``detach()`` of the output kept
-somewhere keeps it alive too).
+shape and is a new tensor. A block holds nothing the probes measure: the probes build a
+subclass of their own (``make_blocks(..., block=...)``) that records each call in a ledger
+the candidate cannot reach (``grader.sandbox.instruments``).
 """
 
 from __future__ import annotations
 
 import torch
 from torch import nn
-from torch.multiprocessing.reductions import StorageWeakRef
 
 
 class Block(nn.Module):
-    """x + dropout(tanh(linear(x))), logging each call."""
+    """x + dropout(tanh(linear(x)))."""
 
-    def __init__(self, index: int, width: int, p: float, calls: list | None = None, outputs: list | None = None):
+    def __init__(self, width: int, p: float):
         super().__init__()
-        self.index = index
         self.linear = nn.Linear(width, width, dtype=torch.float64)
         self.drop = nn.Dropout(p)
-        self.calls = calls
-        self.outputs = outputs
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.calls is not None:
-            self.calls.append([self.index, torch.is_grad_enabled()])
-        out = x + self.drop(torch.tanh(self.linear(x)))
-        if self.outputs is not None:
-            self.outputs.append((self.index, StorageWeakRef(out.untyped_storage())))
-        return out
+        return x + self.drop(torch.tanh(self.linear(x)))
 
 
-def make_blocks(n: int, width: int, p: float, calls: list | None = None, outputs: list | None = None) -> nn.ModuleList:
+def make_blocks(n: int, width: int, p: float, *, block: type[Block] = Block) -> nn.ModuleList:
     """n blocks in training mode (dropout active when p > 0); parameters named "<i>.linear.weight"/"<i>.linear.bias"."""
-    return nn.ModuleList(Block(i, width, p, calls, outputs) for i in range(n)).train()
+    return nn.ModuleList(block(width, p) for _ in range(n)).train()
 
 
 def load(blocks: nn.ModuleList, params: dict, *, requires_grad: bool = True) -> nn.ModuleList:

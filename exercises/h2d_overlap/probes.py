@@ -2,7 +2,8 @@
 
 The candidate's ``overlapped_map(fn, batches, device)`` is given pinned CPU batches and an ``fn``
 made here (:class:`Fn`), which records every call: whether it ran with the caller's stream
-current, and what it was given. ``mapped`` and ``first_batch_complete`` return the outputs (CPU
+current, and what it was given. It records in a ``probekit.Ledger`` it finds by its identity,
+with its settings (device, the caller's stream, the work per call): nothing on the ``fn`` itself. ``mapped`` and ``first_batch_complete`` return the outputs (CPU
 copies, or values at positions the judge chose); ``overlap_timing`` times, by the wall clock
 around a device-wide synchronize, the probe's own copies alone, its own compute alone, one copy
 beside one kernel (can this GPU overlap at all?) and the candidate's call, several times
@@ -37,16 +38,19 @@ def _what(x, device: torch.device) -> str:
 
 class Fn:
     """The fn handed to the candidate: ``x * 2 + 1`` (or ``shared.work``, timed runs) on the current stream,
-    recording each call's stream and input."""
-
-    def __init__(self, device: torch.device, caller: torch.cuda.Stream, reps: int | None = None):
-        self.device, self.caller, self.reps, self.calls = device, caller, reps, []
+    noting each call's stream and input in its ledger."""
 
     def __call__(self, x):
-        stream = torch.cuda.current_stream(self.device)
-        self.calls.append({"on_callers_stream": stream.cuda_stream == self.caller.cuda_stream,
-                           "input": _what(x, self.device)})
-        return x * 2 + 1 if self.reps is None else shared.work(x, self.reps)
+        ledger, (device, caller, reps) = probekit.attached(self)
+        stream = torch.cuda.current_stream(device)
+        ledger.note({"on_callers_stream": stream.cuda_stream == caller.cuda_stream, "input": _what(x, device)})
+        return x * 2 + 1 if reps is None else shared.work(x, reps)
+
+
+def _fn(device: torch.device, caller: torch.cuda.Stream, reps: int | None = None) -> tuple[Fn, probekit.Ledger]:
+    """An Fn and the ledger it notes its calls in."""
+    ledger = probekit.Ledger()
+    return ledger.attach(Fn(), (device, caller, reps)), ledger
 
 
 def _copy(value):
@@ -69,7 +73,7 @@ def mapped(batches):
     pinned = [b.pin_memory() for b in batches]
     given = list(pinned)
     caller = torch.cuda.Stream(dev)
-    fn = Fn(dev, caller)
+    fn, ledger = _fn(dev, caller)
     with torch.cuda.stream(caller):
         result = h2d_overlap.overlapped_map(fn, given, dev)
         if not isinstance(result, list):
@@ -77,7 +81,7 @@ def mapped(batches):
             return probekit.returned_instead(result)
         outputs = [_copy(out) for out in result]  # ordered after the caller's stream: no extra wait
     torch.cuda.synchronize(dev)
-    return {"outputs": outputs, "devices": [_device_type(out) for out in result], "calls": fn.calls,
+    return {"outputs": outputs, "devices": [_device_type(out) for out in result], "calls": list(ledger.events),
             "batches_after": {"length": len(given), "values": [_copy(b) for b in given]}}
 
 
@@ -87,13 +91,13 @@ def first_batch_complete(seed, big_numel, numel, count, positions):
     Returns {"samples": each output at ``positions`` (modulo its size), "devices", "calls"}."""
     dev = _device()
     batches = [shared.batch(seed, i, big_numel if i == 0 else numel).pin_memory() for i in range(count)]
-    fn = Fn(dev, torch.cuda.current_stream(dev))
+    fn, ledger = _fn(dev, torch.cuda.current_stream(dev))
     result = h2d_overlap.overlapped_map(fn, batches, dev)
     torch.cuda.synchronize(dev)
     if not isinstance(result, list):
         return probekit.returned_instead(result)
     return {"samples": [_sample(out, positions) for out in result], "devices": [_device_type(o) for o in result],
-            "calls": fn.calls}
+            "calls": list(ledger.events)}
 
 
 def _sample(out, positions):
@@ -146,14 +150,14 @@ def overlap_timing(seed, count, runs, positions):
     numel, reps, copy_s = _calibrate(dev, side)
     batches = [shared.batch(seed, i, numel).pin_memory() for i in range(count)]
     resident = [b.to(dev) for b in batches]
-    fn = Fn(dev, caller, reps)
+    fn, ledger = _fn(dev, caller, reps)
     times = {"copies": [], "compute": [], "pair": [], "call": []}
     result = None
     for _ in range(runs):
         times["copies"].append(_timed(dev, lambda: _copies(batches, dev, side)))
         times["compute"].append(_timed(dev, lambda: [shared.work(x, reps) for x in resident]))
         times["pair"].append(_timed(dev, lambda: (_copies(batches[:1], dev, side), shared.work(resident[-1], reps))))
-        fn.calls.clear()
+        ledger.events.clear()
         torch.cuda.synchronize(dev)
         start = time.perf_counter()
         result = h2d_overlap.overlapped_map(fn, batches, dev)
@@ -163,4 +167,4 @@ def overlap_timing(seed, count, runs, positions):
         return probekit.returned_instead(result)
     return {"seconds": times, "numel": numel, "reps": reps, "calibrated_copy_s": copy_s, "count": count,
             "samples": [_sample(out, positions) for out in result], "devices": [_device_type(o) for o in result],
-            "calls": list(fn.calls)}
+            "calls": list(ledger.events)}

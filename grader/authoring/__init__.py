@@ -19,7 +19,9 @@ concern:
 - ``nan_safe``: the checks compare measured numbers only through the NaN-safe helpers;
 - ``contract``: ``contract.toml`` names the check holding each rule of the prompt;
 - ``records``: ``mistakes.json`` measured on today's files (a warning for validate);
-- ``interview``: ``interview.toml``'s questions, spoken and tied to checks and mutants that exist.
+- ``interview``: ``interview.toml``'s questions, spoken and tied to checks and mutants that exist;
+- ``instruments``: probes keep what they measure out of the candidate's reach, and a mutant forges it;
+- ``replies``: ``checks/replies.py`` declares the shape of every probe's reply.
 
 What needs a grading (reference and variants full marks, the stub zero, every mutant
 caught) is ``grader validate``'s own job (``grader.host.validation``), not this package's.

@@ -28,6 +28,8 @@ class Concern(str, enum.Enum):
     CONTRACT = "contract"  # solutions/<name>/contract.toml: each rule of the prompt held by a check
     RECORDS = "records"  # mistakes.json measured on today's files
     INTERVIEW = "interview"  # interview.toml: spoken questions tied to checks and mutants that exist
+    INSTRUMENTS = "instruments"  # probes measure out of the candidate's reach, and a mutant forges them
+    REPLIES = "replies"  # checks/replies.py declares every probe's reply shape
 
 
 class Severity(str, enum.Enum):
@@ -91,6 +93,11 @@ class Rule(str, enum.Enum):
     GUIDE_SPOKEN = ("guide-spoken", Concern.INTERVIEW)
     GUIDE_TIES = ("guide-ties", Concern.INTERVIEW)
     GUIDE_MUTANT_CHECK = ("guide-mutant-check", Concern.INTERVIEW)
+
+    PROBE_INSTRUMENT = ("probe-instrument", Concern.INSTRUMENTS)
+    PROBE_FORGER = ("probe-forger", Concern.INSTRUMENTS)
+
+    REPLY_SHAPES = ("reply-shapes", Concern.REPLIES)
 
     #: A rule's own code raised on this folder: the grader's bug (or a folder no rule foresaw), never a pass.
     #: Reported by whichever concern's rule raised (``check_exercise`` runs rules by concern).

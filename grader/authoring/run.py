@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from grader.authoring import checks, contract, counts, interview, layout, nan_safe, prompt, records, subset
+from grader.authoring import (checks, contract, counts, instruments, interview, layout, nan_safe, prompt, records,
+                              replies, subset)
 from grader.authoring.findings import Concern, Finding, Rule
 from grader.authoring.folder import Folder
 from grader.exercise import Exercise, load_exercise
@@ -27,6 +28,8 @@ RULES: dict[Concern, tuple[RuleFunction, ...]] = {
     Concern.CONTRACT: contract.RULES,
     Concern.RECORDS: records.RULES,
     Concern.INTERVIEW: interview.RULES,
+    Concern.INSTRUMENTS: instruments.RULES,
+    Concern.REPLIES: replies.RULES,
 }
 
 

@@ -20,7 +20,10 @@ never raises.
 Without pressure information, the time waited is the longest wait of any one thread
 between two looks (:class:`RunDelays`): never more than the time some thread waited, so
 no number of threads stretches the ceiling; less where threads waited by turns, which
-only brings the ceiling sooner for a starved call that sleeps too.
+only brings the ceiling sooner for a starved call that sleeps too. A thread the sandbox
+demoted itself (``SCHED_BATCH``, ``SCHED_IDLE``, a nicer nice than its first process's)
+waits by its own choice: its waits are the sandbox's, never counted as the host's, and a
+container with one is read thread by thread, since pressure cannot tell them apart.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ class NoMeter(Meter):
         self.unavailable = self.waits_unavailable = reason
 
 
+#: Scheduling policies below the default (``SCHED_OTHER``): a thread in one waits for a CPU by its own choice.
+SCHED_BATCH, SCHED_IDLE = 3, 5
+
+
 @dataclass
 class RunDelays:
     """Seconds a changing set of threads waited for a CPU: at each look, the longest any one of them waited
@@ -61,10 +68,12 @@ class RunDelays:
     That is at most the time some thread of the sandbox was waiting (many waiting at once count once), so
     a sandbox cannot pile up waiting with many threads that each wait a little (on a busy host a hundred
     threads waking up often would each wait a few milliseconds per wake-up). A thread id seen with a
-    smaller count than before is a new thread under a reused id.
+    smaller count than before is a new thread under a reused id. A thread the sandbox demoted
+    (:func:`demoted`, against ``baseline_nice``, its first process's) counts for nothing.
     """
 
     proc: Path = PROC
+    baseline_nice: int = 0
     _last: dict[int, int] = field(default_factory=dict)
     _waited_ns: int = 0
 
@@ -72,6 +81,8 @@ class RunDelays:
         seen: dict[int, int] = {}
         longest = 0
         for tid in tids:
+            if demoted(self.proc, tid, self.baseline_nice):
+                continue
             ns = read_run_delay_ns(self.proc / str(tid) / "schedstat")
             if ns is None:
                 continue  # ended between the listing and the read
@@ -81,6 +92,25 @@ class RunDelays:
         self._last = seen
         self._waited_ns += longest
         return self._waited_ns / 1e9
+
+
+def demoted(proc: Path, tid: int, baseline_nice: int = 0) -> bool:
+    """The thread runs below the sandbox's own priority: ``SCHED_BATCH`` or ``SCHED_IDLE``, or a higher nice
+    than ``baseline_nice``. Unreadable (it ended): not demoted."""
+    try:
+        fields = _stat_fields((proc / str(tid) / "stat").read_text())
+        nice, policy = int(fields[16]), int(fields[38])
+    except (OSError, ValueError, IndexError):
+        return False
+    return policy in (SCHED_BATCH, SCHED_IDLE) or nice > baseline_nice
+
+
+def nice_of(proc: Path, pid: int | None) -> int:
+    """A process's nice value (0 when it cannot be read): the priority its sandbox started at."""
+    try:
+        return int(_stat_fields((proc / str(pid) / "stat").read_text())[16]) if pid else 0
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def read_run_delay_ns(path: Path) -> int | None:
@@ -215,11 +245,12 @@ def _read_ids(path: Path) -> list[int] | None:
 class CgroupMeter(Meter):
     """A container's clocks from its cgroup folder."""
 
-    def __init__(self, version: int, folder: Path, *, cpu_rate: float, proc: Path = PROC):
-        self.version, self.folder, self.cpu_rate = version, folder, cpu_rate
-        self._delays = RunDelays(proc)
+    def __init__(self, version: int, folder: Path, *, cpu_rate: float, proc: Path = PROC, baseline_nice: int = 0):
+        self.version, self.folder, self.cpu_rate, self.proc = version, folder, cpu_rate, proc
+        self._delays = RunDelays(proc, baseline_nice)
         self._tasks = folder / ("tasks" if version == 1 else "cgroup.threads")
         self._pressure = version == 2 and read_pressure_us(folder) is not None
+        self._pressure_s = 0.0  # what pressure had counted when a demoted thread turned the meter to threads
         if not self._pressure:
             tids = _read_ids(self._tasks) or []
             if not any(read_run_delay_ns(proc / str(t) / "schedstat") is not None for t in tids):
@@ -229,13 +260,18 @@ class CgroupMeter(Meter):
     def sample(self) -> tuple[float | None, float | None]:
         ns = read_cpu_ns(self.version, self.folder)
         cpu = None if ns is None else ns / 1e9
+        tids = _read_ids(self._tasks)
         if self._pressure:
             us = read_pressure_us(self.folder)
-            return cpu, (None if us is None else us / 1e6)
+            if tids is None or not any(demoted(self.proc, t, self._delays.baseline_nice) for t in tids):
+                return cpu, (None if us is None else us / 1e6)
+            # A demoted thread: pressure would count its chosen waits as the host's. From now on, threads.
+            self._pressure, self._pressure_s = False, (us or 0) / 1e6
+            self._delays.total(tids)  # what each thread waited so far is in the pressure already
+            self._delays._waited_ns = 0
         if self.waits_unavailable:
             return cpu, None
-        tids = _read_ids(self._tasks)
-        return cpu, (self._delays.total(tids) if tids is not None else None)
+        return cpu, (self._pressure_s + self._delays.total(tids) if tids is not None else None)
 
 
 def cgroup_meter(container_id: str, pid: int | None, *, cpu_rate: float, proc: Path = PROC) -> Meter:
@@ -252,7 +288,7 @@ def cgroup_meter(container_id: str, pid: int | None, *, cpu_rate: float, proc: P
             paths = {}  # another pid namespace: the engine's usual places still apply
     for version, folder in container_cgroup_dirs(mounts, paths, container_id):
         if read_cpu_ns(version, folder) is not None:
-            return CgroupMeter(version, folder, cpu_rate=cpu_rate, proc=proc)
+            return CgroupMeter(version, folder, cpu_rate=cpu_rate, proc=proc, baseline_nice=nice_of(proc, pid))
     where = "no cgroup mount with a cpuacct controller or cgroup2" if not mounts else "not in any cgroup the judge can read"
     return NoMeter(f"the container's CPU accounting was not found ({where}: a rootless engine, or a judge in "
                    "a container of its own)")
@@ -276,7 +312,7 @@ class SessionMeter(Meter):
     def __init__(self, session: int, *, cpu_rate: float, proc: Path = PROC):
         self.session, self.cpu_rate, self.proc = session, cpu_rate, proc
         self._tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-        self._delays = RunDelays(proc)
+        self._delays = RunDelays(proc, nice_of(proc, session))
         self._cpu = 0.0
 
     def members(self) -> list[tuple[int, list[str]]]:

@@ -29,7 +29,8 @@ from grader.errors import GraderError
 from grader.backends.booting import SPARES, Booting, Spares
 from grader.backends.call_result import CallResult, Failure, result_from_reply
 from grader.backends.accounting import Meter, NoMeter, deadline_warnings
-from grader.backends.deadlines import CallClock, CallDeadlines, Clock, Deadline, Expiry, Sample
+from grader.backends.deadlines import (HANG_ALLOWANCE_S, CallClock, CallDeadlines, Clock, Deadline, Expiry,
+                                       Sample)
 from grader.wire.selfreport import MalformedSelfReport, SandboxHello, read_hello
 
 
@@ -46,6 +47,11 @@ class Transport:
     def exit_reason(self) -> str:
         """Why the worker ended (exit code, OOM...), asked after it died."""
         return "the worker exited"
+
+    def ended_by_its_limits(self) -> bool:
+        """It ended because the sandbox's own limits ran out (memory; under gVisor, pids too): the candidate's
+        doing, never infrastructure."""
+        return False
 
     def meter(self) -> Meter:
         """The worker's own clocks, read from outside it (``grader.backends.accounting``); asked once, after
@@ -81,7 +87,7 @@ class Sandbox:
                  call_timeout_after_timeout_s: float = 1.0, cpus: float = 1.0, start_timeout_s: float = 120.0,
                  max_frame_bytes: int = protocol.MAX_FRAME_BYTES, spares: int = SPARES,
                  sweep: Callable[[], object] | None = None, clock: Callable[[], float] = time.monotonic,
-                 start_first: Callable[[], Transport] | None = None):
+                 start_first: Callable[[], Transport] | None = None, hang_allowance_s: float = HANG_ALLOWANCE_S):
         self._start_transport = start_transport
         self._start_first = start_first
         self._sweep = sweep
@@ -94,7 +100,10 @@ class Sandbox:
         #: Why some deadline could not be charged to the sandbox's own clocks (for the report), once each.
         self.deadline_warnings: list[str] = []
         self._deadlines = CallDeadlines(full_s=call_timeout_s, after_timeout_s=call_timeout_after_timeout_s,
-                                        cpus=cpus)
+                                        cpus=cpus, allowance_s=hang_allowance_s)
+        if getattr(start_transport, "one_at_a_time", False):  # a worker server's: the next is a fork away, and
+            spares = 0  # asking for one ends the one in service
+        self._close_transports = getattr(start_transport, "close", None)
         self._spares: Spares[Worker] = Spares(self._boot_spare, _close_worker, count=spares, boot_first=self._boot_first)
         self._worker: Worker | None = None
         self._import_failure: CallResult | None = None
@@ -215,6 +224,11 @@ class Sandbox:
                 pass
             self._spares.retire(worker)
         self._spares.close()  # waits until every worker of this sandbox, spares included, is closed
+        if self._close_transports is not None:  # a worker server: it ends, and its workers with it
+            try:
+                self._close_transports()
+            except Exception:
+                pass
         if self._sweep is not None:
             # The last net: a worker whose removal the engine refused (a fork bomb under load), or one
             # created but never started, is found by what it carries (its grading's label) and removed.
@@ -238,6 +252,9 @@ class Sandbox:
             cached = self._import_failure
             return CallResult(probe, error=cached.error, failure=cached.failure, failure_message=cached.failure_message,
                               failure_cause=cached.failure_cause, during_import=True, timed_out_by=cached.timed_out_by)
+        if self._deadlines.spent:  # the grading's time for calls that hang is spent: this one is not tried
+            return CallResult(probe, failure=Failure.TIMEOUT, failure_message=self._deadlines.not_tried(),
+                              failure_cause=self._deadlines.not_tried(), deadline_s=0.0, timed_out_by=Clock.HARD)
         self.ensure_started()
         transport, meter = self._worker.transport, self._worker.meter
         self._next_id += 1
@@ -285,7 +302,7 @@ class Sandbox:
                     continue
                 break
         except _Expired as e:
-            self._deadlines.timed_out(deadline)
+            self._deadlines.timed_out(deadline, e.expiry.elapsed_s)
             said = deadline.describe(" while importing the submission" if importing else "") + e.expiry.describe()
             # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
             return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",

@@ -44,7 +44,7 @@ Everything here is pure: the client samples the clocks (:class:`Sample`) and ask
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 #: The wall-clock ceiling of a call is this many times its deadline (its own time: waiting for a CPU not counted).
@@ -59,6 +59,12 @@ HARD_FACTOR = 8.0
 #: After a timeout, the grace a grading's later calls share (spent only by calls that time out), as a
 #: fraction of the full deadline: 4 s for a 20 s deadline.
 GRACE_FRACTION = 0.2
+
+#: The wall-clock seconds all of a grading's calls that time out may take together, however busy the host: no
+#: call runs past what is left of it, and once it is spent the later calls are not tried (they time out at
+#: once, said so). Honest calls need a few CPU-seconds at most, so even a host that gives the sandbox a third
+#: of a core (three runnable tasks per core, as a batch makes) answers them well inside it.
+HANG_ALLOWANCE_S = 25.0
 
 #: How often the client looks at the clocks during a call, at least and at most. Between looks it waits
 #: for the sandbox's answer; looking at least every MAX_LOOK_S keeps up with short-lived threads' waits.
@@ -83,6 +89,9 @@ class Deadline:
     full_s: float
     cpus: float = 1.0
     grace_s: float = 0.0
+    #: What is left of the grading's hang allowance: the hard limit never passes it. Not part of what a deadline
+    #: is (two calls with the same seconds have the same deadline), only of where its hard limit stands.
+    allowance_s: float = field(default=float("inf"), compare=False)
 
     @property
     def shortened(self) -> bool:
@@ -98,7 +107,7 @@ class Deadline:
 
     @property
     def hard_s(self) -> float:
-        return self.seconds * HARD_FACTOR
+        return min(self.seconds * HARD_FACTOR, self.allowance_s)
 
     def describe(self, during: str = "") -> str:
         """``its 20 s deadline``, or ``its 1 s deadline (shortened from 20 s after an earlier call timed out)``.
@@ -142,7 +151,9 @@ class Expiry:
         used = (f"with {self.cpu_s:.1f} CPU-seconds used" if self.cpu_s is not None
                 else "(the sandbox's CPU time could not be read here)")
         if self.clock is Clock.HARD:
-            return (f": the hard limit of {_seconds(d.hard_s)} by the clock ({HARD_FACTOR:g}x the deadline) passed "
+            why = f"{HARD_FACTOR:g}x the deadline" if d.hard_s == d.seconds * HARD_FACTOR else \
+                "what was left of the grading's time for calls that time out"
+            return (f": the hard limit of {_seconds(d.hard_s)} by the clock ({why}) passed "
                     f"{used}; the sandbox waited {self.waited_s or 0:.1f} s of it for a CPU the machine was busy with")
         waited = (f"; {self.waited_s:.1f} s it waited for a CPU not counted"
                   if self.waited_s is not None and self.waited_s >= 0.05 else "")
@@ -203,30 +214,44 @@ class CallDeadlines:
     Not locked: the client asks and reports under its own call lock.
     """
 
-    def __init__(self, *, full_s: float, after_timeout_s: float, cpus: float = 1.0):
-        if full_s <= 0 or after_timeout_s <= 0 or cpus <= 0:
+    def __init__(self, *, full_s: float, after_timeout_s: float, cpus: float = 1.0,
+                 allowance_s: float = HANG_ALLOWANCE_S):
+        if full_s <= 0 or after_timeout_s <= 0 or cpus <= 0 or allowance_s <= 0:
             raise ValueError(f"call deadlines must be positive, got full_s={full_s!r}, "
-                             f"after_timeout_s={after_timeout_s!r}, cpus={cpus!r}")
+                             f"after_timeout_s={after_timeout_s!r}, cpus={cpus!r}, allowance_s={allowance_s!r}")
         self.full_s = full_s
         self.after_timeout_s = after_timeout_s
         self.cpus = cpus
         self.timeouts = 0
         self.grace_left_s = GRACE_FRACTION * full_s
+        self.allowance_s = allowance_s
+        self.allowance_left_s = allowance_s
+
+    @property
+    def spent(self) -> bool:
+        """The grading's hang allowance is spent: the later calls are not tried."""
+        return self.allowance_left_s < MIN_LOOK_S * 10
 
     def next(self, full_s: float | None = None) -> Deadline:
         """The deadline of the next call; ``full_s`` replaces the exercise's for this call only."""
         full = full_s or self.full_s
         if not self.timeouts:
-            return Deadline(full, full, self.cpus)
+            return Deadline(full, full, self.cpus, allowance_s=self.allowance_left_s)
         floor = min(full, self.after_timeout_s)
         seconds = min(full, floor + self.grace_left_s)
-        return Deadline(seconds, full, self.cpus, grace_s=seconds - floor)
+        return Deadline(seconds, full, self.cpus, grace_s=seconds - floor, allowance_s=self.allowance_left_s)
 
-    def timed_out(self, deadline: Deadline) -> None:
-        """A call ran past ``deadline``: every call after it gets the shortened one, and the grace it was
-        given is spent."""
+    def timed_out(self, deadline: Deadline, elapsed_s: float = 0.0) -> None:
+        """A call ran past ``deadline`` after ``elapsed_s`` by the clock: every call after it gets the shortened
+        deadline, the grace it was given is spent, and so is that much of the hang allowance."""
         self.timeouts += 1
         self.grace_left_s = max(0.0, self.grace_left_s - deadline.grace_s)
+        self.allowance_left_s = max(0.0, self.allowance_left_s - elapsed_s)
+
+    def not_tried(self) -> str:
+        """Why a call after the allowance is spent is not tried: the judge's words."""
+        return (f"not tried: this grading's calls that timed out had taken the {_seconds(self.allowance_s)} it "
+                f"allows them ({self.timeouts} timed out), so the rest time out without running")
 
 
 def _number(x: float) -> str:

@@ -26,9 +26,11 @@ from grader.wire import protocol
 from grader.exercise import Limits
 from grader.backends.accounting import Meter, NoMeter, cgroup_meter
 from grader.backends.client import Transport
+from grader.backends.served import ServedStarter
 from grader.backends.gpu import gpu_start_error
 from grader.wire.grant import GpuRequest
 from grader.backends.staging import Staged, worker_argv
+from grader.processes import pid_alive
 
 MOUNT_POINT = "/sandbox"
 LABEL = "grader.managed"
@@ -67,10 +69,12 @@ def container_kwargs(*, image: str, staged: Staged, forbidden: list[str], limits
     mb = 1024 * 1024
     from docker.types import LogConfig, Ulimit
 
-    # PID 1 is `timeout`: a container outlives a dead grader by at most this long.
+    # PID 1 is the worker server, which nothing inside can kill; it ends itself after this long, so a container
+    # outlives a dead grader by at most that.
     lifetime = int(limits.grading_timeout_s + ahead_s) + 60
-    command = ["timeout", "-s", "KILL", str(lifetime)] + worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels,
-                                                                     greet=ahead_s > 0)
+    command = worker_argv("python3", MOUNT_POINT, forbidden, kernels=kernels, greet=ahead_s > 0,
+                          forkserver=limits.forkserver, lifetime_s=lifetime,
+                          max_frame_bytes=limits.result_mb * mb)
     kwargs = dict(
         image=image,
         command=command,
@@ -169,6 +173,17 @@ class DockerTransport(Transport):
             return NoMeter(f"the container could not be inspected ({type(e).__name__})")
         return cgroup_meter(self.container.id, pid, cpu_rate=nano / 1e9 if nano else float(os.cpu_count() or 1))
 
+    def ended_by_its_limits(self) -> bool:
+        """Killed for its memory; or under gVisor, whose sandbox kernel ends with the container when what the
+        candidate ran took its pids or memory (a fork bomb ends it with exit code 2)."""
+        try:
+            self.container.wait(timeout=5)
+            self.container.reload()
+            return bool(self.container.attrs["State"].get("OOMKilled")) or \
+                self.container.attrs.get("HostConfig", {}).get("Runtime") == "runsc"
+        except Exception:
+            return False
+
     def exit_reason(self) -> str:
         try:
             self.container.wait(timeout=5)
@@ -202,8 +217,10 @@ class DockerTransport(Transport):
             pass  # reaped later by label if the engine refused now
 
 
-def docker_starter(client, kwargs: dict):
-    """A function that starts one container per call; the Sandbox calls it again after a crash."""
+def docker_starter(client, kwargs: dict, *, first=None) -> ServedStarter:
+    """The sandbox's workers: each a fork in the container's worker server (``grader.backends.served``); a
+    container per server, started when there is none that answers. ``first``: a container started ahead for
+    this grading (:func:`attach_starter`), taken for the first server."""
 
     def start() -> DockerTransport:
         container = client.containers.create(**kwargs)
@@ -218,7 +235,7 @@ def docker_starter(client, kwargs: dict):
             raise
         return DockerTransport(client, container, sock)
 
-    return start
+    return ServedStarter(start, first=first)
 
 
 def attach_starter(client, container_id: str, grading_id: str):
@@ -233,28 +250,13 @@ def attach_starter(client, container_id: str, grading_id: str):
         try:
             sock = client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             transport = DockerTransport(client, container, sock)
-            transport.send(protocol.encode({"type": "greet"}))
+            transport.send(protocol.encode({"type": "greet"}, magic=protocol.SERVER_MAGIC))
         except BaseException:
             container.remove(force=True)
             raise
         return transport
 
     return start
-
-
-def _pid_alive(pid: int) -> bool:
-    """Whether ``pid`` runs; a zombie (dead, not yet reaped by its new parent) does not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True  # no /proc: trust kill(0)
 
 
 def reap(client, *, grading_id: str | None = None) -> int:
@@ -271,7 +273,7 @@ def reap(client, *, grading_id: str | None = None) -> int:
             if labels.get("grader.owner_host") != socket.gethostname():
                 continue
             pid = labels.get("grader.owner_pid", "")
-            if pid.isdigit() and _pid_alive(int(pid)):
+            if pid.isdigit() and pid_alive(int(pid)):
                 continue
         try:
             client.api.remove_container(entry["Id"], force=True)

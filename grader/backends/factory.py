@@ -90,12 +90,11 @@ def open_sandbox(kind: str, *, exercise: Exercise, submission: Path, workdir: Pa
             raise InfraError(f"The Docker engine failed while opening the sandbox: {e}") from None
         kwargs = docker_backend.container_kwargs(image=name, staged=staged, forbidden=forbidden, limits=limits,
                                                  grading_id=grading_id, gpu=gpu, runtime=oci, kernels=kernels)
-        start = docker_backend.docker_starter(client, kwargs)
-        if prestarted is not None:
-            first = docker_backend.attach_starter(client, prestarted[0], grading_id)
+        first = docker_backend.attach_starter(client, prestarted[0], grading_id) if prestarted is not None else None
+        start = docker_backend.docker_starter(client, kwargs, first=first)
         info = SandboxInfo("docker", image=name, image_id=found.id)
         sweep = lambda: docker_backend.reap(client, grading_id=grading_id)  # noqa: E731
-    return Sandbox(start, start_first=first if prestarted is not None else None, call_timeout_s=limits.call_timeout_s,
+    return Sandbox(start, call_timeout_s=limits.call_timeout_s,
                    call_timeout_after_timeout_s=limits.call_timeout_after_timeout_s,
                    cpus=limits.cpus,
                    max_frame_bytes=limits.result_mb * 1024 * 1024,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from grader.exercise import Limits
 from grader.backends import memory_watch
 from grader.backends.accounting import Meter, session_meter
 from grader.backends.client import Transport
+from grader.backends.served import ServedStarter
 from grader.backends.gpu import LocalGpuSetup
 from grader.backends.staging import Staged, worker_argv
 from grader.reports.warning import ReportWarning, WarningCode
@@ -193,6 +195,9 @@ class LocalTransport(Transport):
                 return f"killed by signal {-code}"
         return f"exit code {code}"
 
+    def ended_by_its_limits(self) -> bool:
+        return self._watch is not None and bool(self._watch.reason())
+
     def meter(self) -> Meter:
         """The worker's session's CPU time and run delays from /proc: its children are charged too."""
         return session_meter(self.proc.pid, cpu_rate=float(os.cpu_count() or 1))
@@ -201,15 +206,18 @@ class LocalTransport(Transport):
         self._closing.set()
         if self._watch is not None:
             self._watch.stop()
-        if self.proc.poll() is None:
-            processes.kill_group(self.proc)
+        processes.kill_session(self.proc)  # the server, and its workers (each a group of its own in its session)
         self.proc.wait()
         try:
             self.proc.stdin.close()
         except OSError:
             pass
         self._reader.join(timeout=2)  # it closes stdout; a grandchild still holding the pipe keeps it open
-        self._workdir.cleanup()
+        shutil.rmtree(self._workdir.name, ignore_errors=True)  # what a worker dying beside it was still removing
+        try:
+            self._workdir.cleanup()
+        except OSError:
+            pass
 
 
 def worker_environment(workdir: str, staged: Staged, limits: Limits, gpu: LocalGpuSetup | None) -> dict[str, str]:
@@ -232,17 +240,20 @@ def worker_environment(workdir: str, staged: Staged, limits: Limits, gpu: LocalG
 
 def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: RlimitPlan | None = None,
                   kernels: dict[str, list[str]] | None = None, gpu: LocalGpuSetup | None = None):
-    """A function that starts one local worker per call (the Sandbox calls it again after a crash).
+    """The sandbox's workers: each a fork in a local worker server (``grader.backends.served``), a server process
+    started when there is none that answers.
     ``gpu``: the plan's set-up for a GPU grading (``plan`` must then be ``plan_rlimits(limits, gpu=True)``)."""
     if plan is None:
         plan = plan_rlimits(limits, gpu=gpu is not None)
     if gpu is not None and "RLIMIT_AS" in plan.wanted:
         raise ValueError("a GPU worker cannot start under an address-space limit: plan with plan_rlimits(gpu=True)")
+    single = not hasattr(os, "fork")  # no fork (Windows): each worker is a server process of its own
 
     def start() -> LocalTransport:
         workdir = tempfile.TemporaryDirectory(prefix="grader-local-")
         proc = subprocess.Popen(
-            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels),
+            worker_argv(sys.executable, str(staged.root), forbidden, plan.wanted, kernels, forkserver=limits.forkserver,
+                        max_frame_bytes=limits.result_mb * 1024 * 1024, one_worker=single),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=workdir.name, env=worker_environment(workdir.name, staged, limits, gpu),
             **processes.group_popen_kwargs(),
@@ -253,4 +264,4 @@ def local_starter(staged: Staged, forbidden: list[str], limits: Limits, plan: Rl
                                              lambda: processes.kill_group(proc)).start()
         return LocalTransport(proc, workdir, watch)
 
-    return start
+    return ServedStarter(start, single=single)

@@ -29,6 +29,9 @@ WORDS = {
 }
 FLAG_LABELS = {"forbidden": "forbidden API", "subset": "outside the subset", "timeout": "timeout", "error": "crash", "similar": "similar",
                "published": "published answer", "skipped": "checks not run", "not_isolated": "not isolated", "check_error": "check error",
+               "check_counted": "check broke on answer", "handin": "hand-in checked",
+               "resembles_published": "resembles a published answer",
+               "handin_differs": "hand-in record differs",
                **{kind.value: label for kind, label in FINDING_LABELS.items()}}
 FINDING_KINDS = frozenset(kind.value for kind in FINDING_LABELS)
 MAX_SIMILAR_FLAGS = 3
@@ -66,16 +69,27 @@ def similar_by_row(pairs: list) -> Similar:
     return out
 
 
+def handin_flag(row: Row) -> Flag:
+    """Where a collected file came from (grader.batch.provenance): its sha256, checked against its hand-in record."""
+    came = row.provenance
+    more = f"; {came.handins} hand-ins collected, the newest graded" if came.handins > 1 else ""
+    if came.checked:
+        return Flag("handin", f"hand-in {(row.sha256 or '')[:10]}, checked",
+                    f"graded file sha256 {row.sha256}: the same as its HANDIN.toml{more}")
+    return Flag("handin_differs", "hand-in record differs", f"graded file sha256 {row.sha256}: {came.disagreement}"
+                                                           f"{more}")
+
+
 def _flags(row: Row, similar: Similar) -> list[Flag]:
     report = row.report
     out = []
     for kind in row.flags:  # filled from the report by the batch runner (model.flags_for)
         if kind == "similar":
             continue  # from the pairs below, which say with whom
-        if kind == "published":
+        if kind in ("published", "resembles_published"):
             if row.published is not None:  # names the file, links to both sources side by side
-                out.append(Flag("published", row.published.line, "a published answer of this exercise: see the "
-                                "similarity report", f"similarity.html#{row.published.anchor}"))
+                out.append(Flag(kind, row.published.line, "evidence, not proof: the similarity report shows both "
+                                "sources side by side", f"similarity.html#{row.published.anchor}"))
             else:
                 out.append(Flag("published", FLAG_LABELS[kind], "see the similarity report", "similarity.html"))
             continue
@@ -88,13 +102,17 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
         elif kind == "subset" and report is not None:
-            title = "; ".join(f"{v.where}: {v.text}" for v in report.violations)
+            title = "; ".join(f"{v.where}: {v.text}" + (f": {v.fix}" if v.fix else "") for v in report.violations)
         elif kind in FINDING_KINDS and report is not None:
             title = "; ".join(f"{f.what} ({f.how}, {f.where})" for f in report.findings if f.kind.value == kind)
         elif kind in ("timeout", "error", "check_error") and report is not None:
             title = "; ".join(c.name or c.id for c in report.checks if c.status.value == kind)
         elif kind == "skipped" and report is not None:
             title = "; ".join(not_counted_lines(report.checks))
+        elif kind == "check_counted" and report is not None:
+            title = ("the check's own code raised on this answer but not on the exercise's reference, so it counts as "
+                     "a failure: " + "; ".join(f"{c.name or c.id} ({c.check_error})" for c in report.checks
+                                              if c.check_error is not None))
         elif kind == "not_isolated":
             title = "graded in the local sandbox: the candidate's code ran as the grader's user, not in Docker"
         label = FLAG_LABELS.get(kind, kind)
@@ -103,6 +121,8 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
             kind_word = "GPU check" if all(c.gpu for c in skipped) else "check"
             label = f"{len(skipped)} {kind_word}{'s' if len(skipped) != 1 else ''} not run"
         out.append(Flag(kind, label, title))
+    if row.provenance is not None:
+        out.append(handin_flag(row))
     matches = similar.get((row.candidate, row.exercise), [])
     for n, anchor, other, sim in matches[:MAX_SIMILAR_FLAGS]:
         out.append(Flag("similar", f"similar to {other} ({sim:.0%})", f"pair {n} in the similarity report",

@@ -28,14 +28,17 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
     """One row per (candidate, exercise): its status and the sandbox that graded it (``docker``, ``docker
     (runsc)``, ``local``: not isolated; empty when nothing was graded), a column per check (points earned),
     then the flags (forbidden, tampering, dynamic_access, private_torch, timeout, error, skipped,
-    not_isolated, check_error, similar, published), the diagnosis (``diagnosis_cell``), the reason, and last
-    the published answer the submission matches (``solutions/attention/attention.py 0.97``)."""
+    not_isolated, check_error, check_counted, similar, published), the diagnosis (``diagnosis_cell``), the reason,
+    the published answer the submission matches (``solutions/attention/attention.py 0.97``), and last the
+    file's provenance: the sha256 graded, ``handin`` (``checked``: its HANDIN.toml agrees; ``differs``; ``none``:
+    not collected from a hand-in), ``handin_sha256`` (what the record says) and ``handins`` (how many)."""
     checks: list[tuple[str, str]] = []  # (exercise, check id), in first-seen order
     for row in rows:
         for c in row.report.checks if row.report else []:
             if (row.exercise, c.id) not in checks:
                 checks.append((row.exercise, c.id))
-    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "diagnosis", "reason", "published"]
+    header = SUMMARY_HEAD + [f"{ex}::{check}" for ex, check in checks] + ["flags", "diagnosis", "reason", "published",
+                                                                         *PROVENANCE_HEAD]
     with atomic_write(path) as f:
         out = csv.writer(f)
         out.writerow(header)
@@ -47,7 +50,18 @@ def write_summary_csv(rows: list[Row], path: Path) -> None:
             out.writerow([_cell(row.candidate), _cell(row.exercise), _num(row.score), _num(row.max_score),
                           row.status.value, row.sandbox or "", *[earned.get(k, "") for k in checks],
                           " ".join(row.flags), _cell(diagnosis_cell(row.report)), _cell(row.reason),
-                          _cell(published_cell(row))])
+                          _cell(published_cell(row)), *provenance_cells(row)])
+
+
+#: summary.csv's last columns: where the graded file came from (grader.batch.provenance).
+PROVENANCE_HEAD = ["sha256", "handin", "handin_sha256", "handins"]
+
+
+def provenance_cells(row: Row) -> list[str]:
+    came = row.provenance
+    if came is None:
+        return [row.sha256 or "", "none" if row.sha256 else "", "", ""]
+    return [row.sha256 or "", came.state, _cell(came.handin_sha256 or ""), str(came.handins)]
 
 
 def published_cell(row: Row) -> str:
@@ -79,6 +93,9 @@ def write_results_jsonl(rows: list[Row], path: Path) -> None:
                 "published": None if row.published is None else {
                     "file": row.published.file.label, "similarity": row.published.similarity,
                     "public": row.published.file.public},
+                "handin": None if row.provenance is None else {
+                    "state": row.provenance.state, "sha256": row.provenance.handin_sha256,
+                    "handins": row.provenance.handins, "disagreement": row.provenance.disagreement},
             }) + "\n")
 
 

@@ -36,6 +36,8 @@ class Job:
     fingerprint: str | None = None
     #: Start the next grading's sandbox while this one runs (``grader.backends.prestart``): a batch on this machine.
     start_next: bool = False
+    #: ``"visible"``: a practice run of the visible checks only (``grader serve``); a batch grades ``"all"``.
+    checks: str = "all"
 
 
 def grade_job(job: Job) -> Report:
@@ -49,7 +51,7 @@ def grade_job(job: Job) -> Report:
             path.write_bytes(job.source)
             return grade(Path(job.exercise_root), path, sandbox=job.sandbox, gpus=job.gpus, seed=job.seed,
                          image=job.image, runtime=job.runtime, shown_path=job.shown_path,
-                         fingerprint=job.fingerprint, start_next=job.start_next)
+                         fingerprint=job.fingerprint, start_next=job.start_next, checks=job.checks)
     except GraderError as e:
         return not_graded(job, str(e) + (f" {e.hint}" if e.hint else ""))
     except Exception as e:  # a grader bug is not the candidate's fault either: never a score

@@ -17,11 +17,12 @@ oversize files before reading them), and names go through
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.model import RowStatus
-from grader.batch.names import name_problem
+from grader.batch.names import lookalike_problem, lookalikes, name_problem
+from grader.batch.provenance import Provenance, provenance
 from grader.host.grading import MAX_SUBMISSION_BYTES
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
@@ -40,6 +41,7 @@ class Found:
     sha256: str | None = None
     problem: RowStatus | None = None  # None: a plain submission; EMPTY/INVALID with a source: graded anyway
     reason: str = ""
+    provenance: Provenance | None = None  # the hand-in record beside the file, checked (None: there is none)
 
 
 @dataclass
@@ -67,7 +69,10 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
     layout = Layout()
     candidates: dict[str, dict[str, Path]] = {}
     unreadable: dict[str, str] = {}  # candidate -> why none of its folders is read
-    for entry in _listing(root):
+    entries = _listing(root)
+    layout.problems += [lookalike_problem(group, "candidate folders")
+                        for group in lookalikes(e.name for e in entries if e.is_dir() or e.is_symlink())]
+    for entry in entries:
         if (why := name_problem(entry.name)) is not None:
             layout.problems.append(f"{shown(entry.name, newlines=False)}: the name {why}; rename it to grade it")
         elif entry.is_symlink():
@@ -99,7 +104,11 @@ def discover(root: Path, *, known: dict[str, str], only: list[str] | None = None
                 layout.found.append(Found(candidate, exercise, problem=RowStatus.MISSING,
                                           reason=f"no folder {candidate}/{exercise}/"))
             else:
-                layout.found.append(_read(root, candidate, exercise, folders[exercise], known[exercise]))
+                found = _read(root, candidate, exercise, folders[exercise], known[exercise])
+                layout.found.append(found)
+                if found.provenance is not None and found.provenance.disagreement:
+                    layout.problems.append(f"{candidate}/{exercise}/{found.path.name}: graded, but "
+                                           f"{found.provenance.disagreement}: the file is not what was handed in")
         if not only:
             for name in sorted(set(folders) - known.keys()):
                 layout.found.append(Found(candidate, name, problem=RowStatus.UNKNOWN_EXERCISE,
@@ -150,6 +159,24 @@ def _read(root: Path, candidate: str, exercise: str, folder: Path, expected: str
     except Unreadable as e:
         return Found(candidate, exercise, path, problem=RowStatus.UNREADABLE, reason=f"{where}{path.name} {e.reason}")
     digest = hashlib.sha256(source).hexdigest()
+    came = provenance(folder, root=root, candidate=candidate, exercise=exercise, file=path.name, sha256=digest)
+    return found_file(candidate, exercise, path, source, came)
+
+
+def found_file(candidate: str, exercise: str, path: Path, source: bytes,
+               came: Provenance | None = None) -> Found:
+    """A submission read as ``source``: a plain one, or one graded anyway that cannot count (empty, not Python).
+    Parsed only: nothing runs. ``grader serve`` makes its hand-ins' rows with it too (they have no hand-in
+    record beside them: ``came`` is None)."""
+    where = f"{candidate}/{exercise}/"
+    digest = hashlib.sha256(source).hexdigest()
+    if came is not None:
+        return replace(_parsed(candidate, exercise, path, source, digest, where), provenance=came)
+    return _parsed(candidate, exercise, path, source, digest, where)
+
+
+def _parsed(candidate: str, exercise: str, path: Path, source: bytes, digest: str, where: str) -> Found:
+    """The file as the batch grades it: empty, not Python, or a plain submission."""
     if not source.strip():
         return Found(candidate, exercise, path, source, digest, RowStatus.EMPTY, f"{where}{path.name} is empty")
     try:

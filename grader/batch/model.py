@@ -13,6 +13,7 @@ from enum import Enum
 from urllib.parse import quote
 
 from grader.batch.outdir import CANDIDATES
+from grader.batch.provenance import Provenance
 from grader.batch.similarity import PublishedMatch
 from grader.reports.derived import report_flags
 from grader.reports.model import Report
@@ -50,6 +51,7 @@ class Row:
     attempts: int = 0
     flags: list[str] = field(default_factory=list)  # filled by flags_for() and the similarity pass
     published: PublishedMatch | None = None  # the published answer this submission nearly is (similarity pass)
+    provenance: Provenance | None = None  # the hand-in record beside the graded file, checked (grader collect)
 
     @property
     def sandbox(self) -> str | None:

@@ -38,8 +38,9 @@ def publish(batch: Batch, out: Path, exercises: dict[str, Exercise],
         if paired.get((row.candidate, row.exercise)) and "similar" not in row.flags:
             row.flags.append("similar")
         row.published = matched.get((row.candidate, row.exercise))
-        if row.published is not None and "published" not in row.flags:
-            row.flags.append("published")
+        kind = None if row.published is None else "published" if row.published.strong else "resembles_published"
+        if kind is not None and kind not in row.flags:
+            row.flags.append(kind)  # red only well above what the exercise's honest solutions reach
 
     exports.write_scorecards(rows, out)
     exports.write_summary_csv(rows, out / "summary.csv")

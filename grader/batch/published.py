@@ -36,6 +36,7 @@ class Published:
     label: str  # how it is named to the panel: "solutions/attention/attention.py"
     source: str
     public: bool  # shipped with the grader (anyone can read it), not only in the panel's own folder
+    honest: bool = False  # a correct answer written its own way (the reference, a variant), not a mutant
 
     @property
     def phrase(self) -> str:
@@ -87,5 +88,5 @@ def published_files(exercises: dict[str, Exercise], folders: list[tuple[Path, bo
                     continue
                 if source not in seen:  # the same file in the panel's folder and the grader's: compared once
                     seen.add(source)
-                    found[name].append(Published(name, label, source, public))
+                    found[name].append(Published(name, label, source, public, item.kind in ("reference", "variant")))
     return found, problems

@@ -142,7 +142,7 @@ def _grade_all(jobs, store, engine, exercises, retries, listener, batch) -> None
     def submit(key: Key) -> None:
         found, job = jobs[key]
         attempts[key] = attempts.get(key, 0) + 1
-        running[engine.submit(job, num_gpus=_num_gpus(exercises[found.exercise], job.gpus),
+        running[engine.submit(job, num_gpus=num_gpus(exercises[found.exercise], job.gpus),
                               on_start=lambda: listener.started(found))] = key
 
     for key in jobs:
@@ -195,7 +195,8 @@ def _mismatch(report: Report, expected: str, job: Job) -> str | None:
     return None
 
 
-def _num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
+def num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
+    """The GPUs a grading of ``ex`` asks a Ray task for, from the exercise's policy and the request."""
     request, _ = gpu_request(ex.config.exercise.gpu, gpus)
     if request is None:
         return 0
@@ -204,7 +205,8 @@ def _num_gpus(ex: Exercise, gpus: GpuRequest | None) -> float:
 
 def _row(found: Found, exercises: dict[str, Exercise], store: Store, runtime: str | None, sandbox: str) -> Row:
     row = Row(found.candidate, found.exercise, found.problem or RowStatus.GRADED, reason=found.reason,
-              sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None)
+              sha256=found.sha256, source=f"{found.candidate}/{found.exercise}/{found.path.name}" if found.path else None,
+              provenance=found.provenance)
     if found.source is None:
         return row
     ex = exercises[found.exercise]

@@ -1,9 +1,10 @@
 """Find submissions to the same exercise whose normalised code is nearly identical.
 
 A shared answer rarely arrives verbatim: names get changed, constants nudged,
-comments added. So code is compared as a token sequence in which identifiers,
-numbers and strings are abstracted and layout, comments and docstrings are gone
-(:func:`normalise`). Every candidate starts from the same stub, which would make
+comments added, every expression wrapped in parentheses. So code is parsed and written
+back first (:func:`canonical`: formatting gone), then compared as a token sequence in
+which identifiers, numbers and strings are abstracted and layout, comments and
+docstrings are gone (:func:`normalise`). Every candidate starts from the same stub, which would make
 two honest answers look alike, so long runs shared with the stub are removed
 first (:func:`distinctive`). What remains is reduced to winnowed k-gram
 fingerprints, as MOSS does (:func:`winnow`), and two submissions are as similar
@@ -21,6 +22,7 @@ compared, and the batch publishes anyway.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import keyword
@@ -98,16 +100,27 @@ def _fallback_tokens(source: str) -> list[str]:
     return out
 
 
+def canonical(source: str) -> str:
+    """``source`` parsed and written back (``ast.unparse``): redundant parentheses, layout, comments and the
+    spelling of literals are gone, so formatting cannot hide a copy. A file that does not parse, as it is."""
+    try:
+        return ast.unparse(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source
+
+
 def normalise(source: str) -> list[str]:
-    """Tokens with identifiers as ``ID``, numbers and strings as ``LIT``; comments, layout, docstrings dropped.
+    """Tokens with identifiers as ``ID``, numbers and strings as ``LIT``; comments, layout, docstrings dropped,
+    of the file as :func:`canonical` writes it.
 
     Keywords and operators stay, so the shape of the code is what is compared.
     Never raises: text that does not tokenize goes through a regex instead.
     """
+    text = canonical(source)
     try:
-        return _tokenize(source)
+        return _tokenize(text)
     except Exception:  # TokenError, IndentationError, SyntaxError (3.12+), ...: the file is still compared
-        return _fallback_tokens(source)
+        return _fallback_tokens(text)
 
 
 def distinctive(tokens: list[str], stub_tokens: list[str], min_block: int = 8) -> list[str]:
@@ -205,11 +218,14 @@ class Submission:
 
 @dataclass(frozen=True)
 class PublishedMatch:
-    """A submission whose code is nearly that of a published file of its exercise (its best such match)."""
+    """A submission whose code is nearly that of a published file of its exercise (its best such match), and
+    how close the exercise's honest solutions come to one another: the evidence a panel weighs it against."""
 
     submission: Submission
     file: Published
     similarity: float  # 0..1, rounded to 3 decimals
+    honest: float | None = None  # the closest two honest solutions of the exercise come (None: fewer than two)
+    strong: bool = True  # well above what honest solutions reach: shown in red
 
     @property
     def anchor(self) -> str:
@@ -220,8 +236,11 @@ class PublishedMatch:
 
     @property
     def line(self) -> str:
-        """"matches the published solutions/attention/attention.py, 0.97": the flag's words."""
-        return f"matches {self.file.phrase}, {self.similarity:.2f}"
+        """The flag's words, as evidence: "resembles the published solutions/x/x.py: 0.97; honest solutions of
+        this exercise reach 0.59"."""
+        honest = ("no two honest solutions of this exercise to compare with" if self.honest is None else
+                  f"honest solutions of this exercise reach {self.honest:.2f}")
+        return f"resembles {self.file.phrase}: {self.similarity:.2f}; {honest}"
 
 
 @dataclass(frozen=True)
@@ -262,8 +281,13 @@ PUBLISHED_SIDE = "the published solutions"
 #: A pair at or above this is listed. Fingerprints cost an edit about ``K - 1`` tokens more than
 #: difflib's ratio did (0.9 there): at 0.8 every pair the old pass flagged among the solutions,
 #: variants and mutants of all exercises is still flagged, while two different correct solutions
-#: (a reference and its variants) score at most 0.59.
+#: (a reference and its variants) score at most 0.73 (evaluate's).
 THRESHOLD = 0.8
+#: A published match is listed at ``max(THRESHOLD, honest + MARGIN)``, where ``honest`` is how close the
+#: exercise's honest solutions (reference and variants) come to one another, and shown in red only from
+#: ``max(RED_FLOOR, honest + RED_MARGIN)``: well above what honest answers reach (a plain or reformatted
+#: copy is about 1.0). Why: docs/decisions/published-threshold.md.
+MARGIN, RED_FLOOR, RED_MARGIN = 0.05, 0.95, 0.2
 #: Seconds the whole pass may take in a batch; what is left is listed on similarity.html as not compared.
 BUDGET_S = 60.0
 #: Pairs not compared that similarity.html names one by one; the rest are counted.
@@ -295,6 +319,8 @@ def compare(submissions: list[Submission], stubs: dict[str, str], *, threshold: 
         files = (published or {}).get(exercise, [])
         result.published_files[exercise] = len(files)
         refs = [(p, _LATE if over() else _flaggable(p.source, stub, min_tokens)) for p in files]
+        honest = honest_reach([f for p, f in refs if p.honest])
+        listed_at = max(threshold, (honest or 0.0) + MARGIN)
         for sub, mine in zip(group, prints) if files else ():
             if mine is None:
                 continue
@@ -303,8 +329,10 @@ def compare(submissions: list[Submission], stubs: dict[str, str], *, threshold: 
                 continue
             best = max(((resemblance(mine, f), n, p) for n, (p, f) in enumerate(refs) if f is not None),
                        key=lambda t: (t[0], -t[1]), default=None)  # ties: the reference, then variants, mutants
-            if best is not None and best[0] >= threshold:
-                result.published.append(PublishedMatch(sub, best[2], round(best[0], 3)))
+            if best is not None and best[0] >= listed_at:
+                strong = best[0] >= max(RED_FLOOR, (honest or 0.0) + RED_MARGIN)
+                result.published.append(PublishedMatch(sub, best[2], round(best[0], 3),
+                                                       None if honest is None else round(honest, 3), strong))
         for j, b in enumerate(group):
             for i, a in enumerate(group[:j]):
                 if prints[i] is None or prints[j] is None:
@@ -318,6 +346,14 @@ def compare(submissions: list[Submission], stubs: dict[str, str], *, threshold: 
     result.pairs.sort(key=lambda p: (-p.similarity, p.exercise, p.a.candidate, p.b.candidate))
     result.published.sort(key=lambda m: (-m.similarity, m.submission.exercise, m.submission.candidate))
     return result
+
+
+def honest_reach(prints: list) -> float | None:
+    """How close honest solutions come to one another: the highest :func:`resemblance` of two of them (their
+    fingerprints; a side too short or not reached is left out); None with fewer than two to compare."""
+    usable = [f for f in prints if f is not None and f is not _LATE]
+    scores = [resemblance(usable[i], usable[j]) for j in range(len(usable)) for i in range(j)]
+    return max(scores) if scores else None
 
 
 def _not_compared(result: Similarity, what: Unchecked) -> None:

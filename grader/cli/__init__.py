@@ -86,6 +86,7 @@ def main() -> None:
 
 from grader.cli.batch_cmd import batch  # noqa: E402
 from grader.cli.bundle_cmd import bundle  # noqa: E402
+from grader.cli.collect_cmd import collect_cmd  # noqa: E402
 from grader.cli.handin_cmd import hand_in_cmd  # noqa: E402
 from grader.cli.history_cmd import history_cmd  # noqa: E402
 from grader.cli.init_cmd import init  # noqa: E402
@@ -95,6 +96,7 @@ from grader.cli.new_cmd import new  # noqa: E402
 from grader.cli.pack_cmd import pack  # noqa: E402
 from grader.cli.regrade_cmd import regrade_cmd  # noqa: E402
 from grader.cli.sandbox_cmd import sandbox  # noqa: E402
+from grader.cli.serve_cmd import serve_cmd  # noqa: E402
 from grader.cli.show_cmd import show  # noqa: E402
 from grader.cli.start_cmd import start  # noqa: E402
 from grader.cli.submit import submit  # noqa: E402
@@ -112,6 +114,8 @@ main.add_command(init)
 main.add_command(new)
 main.add_command(pack)
 main.add_command(hand_in_cmd)
+main.add_command(collect_cmd)
 main.add_command(regrade_cmd)
 main.add_command(bundle)
 main.add_command(key)
+main.add_command(serve_cmd)

@@ -17,8 +17,8 @@ def hand_in_cmd(candidate, out, force):
     """Pack this workspace's answer for the panel: <candidate>/<exercise>/<file>.py, its sha256 and your
     last grading's summary, in a reproducible zip. Run it inside the workspace, with no argument.
 
-    The panel unzips every hand-in into one folder and grades them all with
-    `grader batch FOLDER --out results/`.
+    The panel collects every hand-in into one folder with `grader collect ZIP... --into FOLDER`
+    and grades them all with `grader batch FOLDER --out results/`.
     """
     from rich.console import Console
     from rich.text import Text

@@ -173,7 +173,7 @@ def validate(exercises, sandbox, jobs, seed, exercise_root, solutions_root, more
             console.print(f"[bold red]{in_markup(r.exercise)}[/]: check {in_markup(check)} raised an error of its "
                           f"own (a bug in the check, not a catch) on {in_markup(', '.join(files))}", soft_wrap=True)
     broken_rules = print_failures(console, findings, strict=strict)
-    if any(not v.report.graded and not v.report.check_errors for r in results for v in [*r.verdicts, *r.compared]):
+    if any(not v.report.graded and not v.report.broken_checks for r in results for v in [*r.verdicts, *r.compared]):
         sys.exit(EXIT_INFRA)
     if bad or broken_rules:
         sys.exit(EXIT_INVALID)

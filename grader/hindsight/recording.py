@@ -132,8 +132,8 @@ def build_record(ex: Exercise, verdicts: Sequence[Graded], problems: Sequence[st
     ref = next((v for v in verdicts if v.kind == "reference"), None)
     if ref is None or not ref.ok:
         raise RecordRefused(f"the reference was not graded full marks ({ref.problem if ref else 'not graded'})")
-    broken = [f"{v.path.name} ({', '.join(c.name for c in v.report.check_errors)})" for v in verdicts
-              if v.report.check_errors]
+    broken = [f"{v.path.name} ({', '.join(c.name for c in v.report.broken_checks)})" for v in verdicts
+              if v.report.broken_checks]
     if broken:
         raise RecordRefused(f"check errors (a bug in the checks, not a signature): {', '.join(broken)}")
     ungraded = [v.path.name for v in verdicts if v.kind == "mutant" and not v.report.graded]

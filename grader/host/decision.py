@@ -8,8 +8,8 @@ The rules, in order (the first that applies to a check gives its message):
    forbidden *package* (calls into a package cannot be attributed to checks at run time): the
    file never ran (``grader.host.grading.answer_without_sandbox``); every check "not run", 0 points,
    the violations (or the package) named with their lines;
-3. the sandbox's guard refused a computed name during a check (``CheckResult.guard_refused``):
-   a violation found at run time, in the judge's words; no credit for any check;
+3. the sandbox's runtime subset refused an operation during a check (``CheckResult.guard_refused``,
+   ``guard_reason``): a violation found at run time, in the judge's words; no credit for any check;
 4. tampering the sandbox's nets saw during any check: no credit for any check;
 5. a forbidden API referenced in the source that the runtime recorded in *no* check: no credit
    for any check, since the judge cannot tell dead code from a call that hid from the net (the
@@ -20,15 +20,46 @@ The rules, in order (the first that applies to a check gives its message):
 from __future__ import annotations
 
 from grader.subset.audit import SourceAudit
-from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, LoadError,
-                                  Report, Status, Violation, ViolationCode)
+from grader.reports.model import (NOT_RUN_MESSAGE, CheckResult, Finding, FindingKind, ForbiddenHit, GuardReason,
+                                  LoadError, Report, Status, Violation, ViolationCode)
 
 #: A check's message when the judge refused to run the file (rule 2): the violations are listed once, below.
 SUBSET_NOT_RUN = "not run: the file leaves its exercise's language subset (the violations are listed with the report)"
-#: The runtime guard's refusal, in the judge's words (never the sandbox's text: it could quote a hidden input).
-GUARD_TEXT = ("the sandbox's guard refused a name computed at run time (through getattr, setattr, hasattr or "
-              "delattr: a dunder outside the subset, a frame's internals, a module's private name, a forbidden "
-              "API's name, or a module handed out as a value) or an import outside the subset")
+#: The runtime subset's refusal, in the judge's words (never the sandbox's text: it could quote a hidden input):
+#: what was refused, and how to write it instead. The reason is read from the refusal's type.
+GUARD_TEXT = "the sandbox's runtime subset refused an operation during a check"
+#: Each reason: what was refused, and how to write it instead.
+GUARD_REASONS = {
+    GuardReason.NAME: ("a name computed at run time that the subset refuses when written out (a dunder off its list, "
+                       "a frame's internals, a dispatch switch, or a forbidden API's name)", "write the attribute out"),
+    GuardReason.PRIVATE: ("a private attribute (a name starting with `_`) of an object your code did not create "
+                          "(torch's, the standard library's or the grader's)",
+                          "use its public API instead, e.g. `named_children()` for `_modules`, the handle "
+                          "`register_forward_hook` returns for `_forward_hooks`, `get_last_lr()` for `_last_lr`"),
+    GuardReason.MODULE: ("a module, or a member of one, outside this exercise's subset, reached through another value",
+                         "import what you use by name, from the modules the prompt allows"),
+    GuardReason.VALUE: ("a frame, a code object, a module's namespace, or a function that runs code or starts "
+                        "programs", "none of them is part of the subset: remove the code that reaches it"),
+    GuardReason.FORBIDDEN: ("a forbidden API, reached under another name", "write the computation yourself"),
+    GuardReason.WRITE: ("a change to code your file did not write (an attribute of a torch or standard-library "
+                        "class, function or module) or to a module's namespace", "subclass or wrap it instead"),
+    GuardReason.IMPORT: ("an import outside the subset", "import at the top of the file what the prompt allows"),
+    GuardReason.OPEN: ("a file under /proc, /sys or /dev", "open only the files the exercise gives you"),
+}
+
+
+def guard_violation(refused: list[CheckResult], audit: SourceAudit) -> Violation:
+    """The judge's words for a runtime refusal (the first check's reason): what, where in the file a private name is
+    read from something other than ``self`` (the audit's own reading of the source), and the fix."""
+    reason = refused[0].guard_reason
+    what, fix = GUARD_REASONS.get(reason, ("an operation outside the exercise's subset", "see the prompt's \"What "
+                                                                                        "your file may use\""))
+    lines = ", ".join(f"line {line} `.{name}`" for line, name in audit.private_reads[:5])
+    where = f" (your file reads private attributes of other objects at {lines})" \
+        if reason is GuardReason.PRIVATE and lines else ""
+    more = f" (in {len(refused)} checks; the first is named)" if len(refused) > 1 else ""
+    return Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0].id, text=f"{GUARD_TEXT}: {what}{where}"
+                     f"{more}", fix=fix)
 
 
 def apply(report: Report, audit: SourceAudit) -> Report:
@@ -38,10 +69,8 @@ def apply(report: Report, audit: SourceAudit) -> Report:
                     for api in c.forbidden]
     runtime_tampering = [Finding(kind=FindingKind.TAMPERING, what=what, where=c.id, how="runtime")
                          for c in report.checks for what in c.tampered]
-    refused = [c.id for c in report.checks if c.guard_refused]
-    guard = [Violation(code=ViolationCode.GUARD, how="runtime", check=refused[0],
-                       text=GUARD_TEXT + (f" (in {len(refused)} checks; the first is named)" if len(refused) > 1
-                                          else ""))] if refused else []
+    refused = [c for c in report.checks if c.guard_refused]
+    guard = [guard_violation(refused, audit)] if refused else []
     findings = [*(f for f in report.findings if f.how != "runtime"), *runtime_tampering]
     update = {"forbidden": [*audit.forbidden, *runtime_hits], "findings": findings,
               "violations": [*audit.violations, *guard]}
@@ -79,8 +108,8 @@ def subset_load_error(audit: SourceAudit) -> LoadError:
         n = len(audit.violations)
         first = audit.violations[0]
         return LoadError(found="subset", line=first.line,
-                         summary=f"the file leaves its exercise's language subset ({n} violation{'s' if n != 1 else ''}"
-                                 + (f", the first at line {first.line}" if first.line is not None else "") + "): it was not run")
+                         summary=f"the file leaves its exercise's language subset ({n} violation{'s' if n != 1 else ''},"
+                                 " each with how to write it instead): it was not run")
     used = [h for h in audit.forbidden if h.api in audit.packages]
     return LoadError(found="subset", summary=f"the file uses forbidden {_names(used)}, a whole package: it was not run")
 
@@ -95,7 +124,8 @@ def _reason_for_every_check(audit: SourceAudit, findings: list[Finding], runtime
     if guard:
         # Not the check's id: this message lands on visible checks too, and a hidden check's id can hold its
         # inputs. The violations list names the check, redacted for a candidate like everything else.
-        return f"{GUARD_TEXT} during a check: the file leaves its exercise's language subset; no credit for any check"
+        return f"{GUARD_TEXT} (listed with the report): the file leaves its exercise's language subset; no credit " \
+               "for any check"
     tampering = [f for f in findings if f.kind is FindingKind.TAMPERING]
     if tampering:
         more = f" (and {len(tampering) - 1} more)" if len(tampering) > 1 else ""

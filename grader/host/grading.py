@@ -12,6 +12,7 @@ import datetime as _dt
 import hashlib
 import tempfile
 import time
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,8 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
-from grader.host import decision
+from grader.host import arbitration, decision
+from grader.host.check_scope import Checks, CheckScope
 from grader.hindsight.annotate import Hindsight
 from grader.host.source_check import audit_submission
 from grader.subset.audit import SourceAudit, parse_only
@@ -32,6 +34,7 @@ from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_he
 from grader.wire.events import JudgeEvent
 from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
+from grader.backends.staging import BENCH_UNGUARDED_ENV
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
@@ -46,7 +49,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
           sandbox: str | SandboxChoice = "docker", gpus: GpuRequest | None = None, seed: int | None = None,
           image: str | None = None, runtime: str | None = None, shown_path: str | None = None,
           on_event: Callable[[JudgeEvent], None] | None = None, fingerprint: str | None = None,
-          given_as: str | None = None, answer_alone: bool = True, start_next: bool = False) -> Report:
+          given_as: str | None = None, answer_alone: bool = True, start_next: bool = False,
+          checks: Checks = "all", solutions_dir: Path | None = None) -> Report:
     """``sandbox`` is a kind, ``"auto"`` (Docker when usable, else local with a note), or a choice
     already made (the CLI resolves once to print the note early). ``runtime`` is the Docker
     sandbox's OCI runtime (runc, runsc; default ``$GRADER_RUNTIME`` or runc). ``shown_path`` is how
@@ -60,13 +64,17 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     is answered by the judge alone, without a sandbox (:func:`alone_reason`); ``grader validate``
     turns it off, since grading the stub for real is how it proves the checks reject it.
     ``start_next``: a batch's grading: once this grading's sandbox is taken, the next one's is started
-    (``grader.backends.prestart``), so it boots while this grading runs."""
+    (``grader.backends.prestart``), so it boots while this grading runs.
+    ``checks``: ``"visible"`` runs the visible checks only (a practice run; ``grader.host.check_scope``).
+    ``solutions_dir``: where the exercise's reference is (default: the catalog's), graded on a check whose own
+    code raised to tell whose error it is (``grader.host.arbitration``)."""
 
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
     if fingerprint is not None and ex.fingerprint != fingerprint:
         raise ExerciseChanged(ex, fingerprint)
+    scope = CheckScope.of(ex, checks)
     path = resolve_submission(ex, submission)
     source = read_submission(path)
     request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)  # a usage error before anything is looked at
@@ -74,8 +82,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     given_as = given_as or shown_path or path.name
     reason = alone_reason(ex, source, given_as=given_as) if answer_alone else None
     if reason is not None and request is None:
-        return answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed, gpus=gpus,
-                                      started_at=started_at, t0=t0)
+        return scope.narrow(answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed,
+                                                   gpus=gpus, started_at=started_at, t0=t0))
     refusal: InfraError | None = None
     try:
         choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image, gpu=request)
@@ -85,8 +93,8 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
             sandbox = SandboxChoice("local" if sandbox == "local" else "docker")
         choice, plan, refusal = sandbox, GpuPlan(request), e
     if reason is not None and refusal is None:  # GPUs asked for and to be had: the answer is still the judge's alone
-        return answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed, gpus=gpus,
-                                      started_at=started_at, t0=t0)
+        return scope.narrow(answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed,
+                                                   gpus=gpus, started_at=started_at, t0=t0))
     sandbox = choice.kind
     oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
     hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
@@ -113,13 +121,14 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
                                              gpus=gpus if plan.request else None, oci_runtime=oci,
                                              local_gpu_env=plan.local.env if plan.local else None))
     if refusal is not None:
-        return _timed(_not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else "")), t0)
+        return scope.narrow(_timed(_not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else "")), t0))
     # The trusted decision about what the source may run: made here, from the text, before it runs.
     audit = audit_submission(ex, source.decode("utf-8", "replace"))
     report = report.model_copy(update={"forbidden": list(audit.forbidden), "violations": list(audit.violations)})
     if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
-        return answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path, shown_path=shown_path,
-                                      seed=seed, gpus=gpus, started_at=started_at, t0=t0, audit=audit)
+        return scope.narrow(answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path,
+                                                   shown_path=shown_path, seed=seed, gpus=gpus, started_at=started_at,
+                                                   t0=t0, audit=audit))
 
     pre = _prestart(ex, sandbox, plan, image, oci, start_next)
     try:
@@ -130,12 +139,16 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
                              grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
                              gpus=gpus if plan.request else None, image=image, runtime=oci, on_event=on_event,
                              local_gpu_env=plan.local.env if plan.local else None,
-                             prestarted=pre.handoff() if pre else None)
+                             prestarted=pre.handoff() if pre else None, extra_args=scope.pytest_args)
     finally:
         if pre is not None:
             pre.discard()  # removed whatever the judge did (it removes what it took over itself)
-    report = _fill(report, ex, run, audit)
-    return _timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0)
+    report = _fill(report, ex, run, audit, remember=scope.everything)
+    if report.graded and report.check_errors:  # whose error: the reference's grading on those checks says
+        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), sandbox=sandbox,
+                                    seed=seed, gpus=gpus if plan.request else None, image=image, runtime=oci,
+                                    local_gpu_env=plan.local.env if plan.local else None)
+    return scope.narrow(_timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0))
 
 
 def _timed(report: Report, t0: float) -> Report:
@@ -269,9 +282,10 @@ def _source_warnings(source: bytes) -> list[ReportWarning]:
     return []  # a file that does not parse is the report's load_error, told once (grader.host.decision)
 
 
-def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Report:
+def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit, *, remember: bool = True) -> Report:
     """``report`` with what the judge's run found (the sandbox it used, the checks' outcomes, the judge's decision
-    on them), or not graded and why: a new report; ``report`` itself is left as it is."""
+    on them), or not graded and why: a new report; ``report`` itself is left as it is. ``remember``: the run
+    collected every check, so the catalog's cache may keep them (a practice run collects the visible ones only)."""
     env = report.environment
     sandbox, hello = run.sandbox, run.sandbox.hello if run.sandbox is not None else None
     found: dict = {}
@@ -294,6 +308,14 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
     if sandbox is not None:
         # deadlines measured by the wall clock, and why
         warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w) for w in sandbox.deadline_warnings]
+    if os.environ.get(BENCH_UNGUARDED_ENV):
+        warnings.append(ReportWarning(code=WarningCode.BENCH_UNGUARDED, message=(
+            f"{BENCH_UNGUARDED_ENV} was set: the module ran as written, without the runtime subset's guards "
+            "(a benchmark's grading, never one to keep)")))
+    if hello is not None and not hello.no_exec:
+        warnings.append(ReportWarning(code=WarningCode.PROGRAMS_NOT_SEALED, message=(
+            "the sandbox could not refuse new programs (no seccomp filter on this platform or kernel): a program "
+            "started from the sandbox would not have the exercise's forbidden APIs removed")))
     forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
     for api in forbidden.named(hello.forbidden_missing if hello else []):
         warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "
@@ -312,7 +334,8 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
             return _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before "
                                        "the judge had collected its checks (a busy machine?): rerun" + _log_hint(run))
         return _not_graded(report, "the judge collected no checks" + _log_hint(run))
-    _remember_checks(ex, run.collected)
+    if remember:
+        _remember_checks(ex, run.collected)
     checks = []
     for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec.id)
@@ -328,7 +351,7 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit) -> Re
     decided = decision.apply(report.model_copy(update={"checks": checks, "load_error": run.load_error}), audit)
     score, max_score = total(decided.checks)
     decided = decided.model_copy(update={"score": score, "max_score": max_score})
-    return _check_error(decided) if decided.check_errors else decided
+    return decided
 
 
 def _remember_checks(ex: Exercise, specs) -> None:
@@ -339,20 +362,6 @@ def _remember_checks(ex: Exercise, specs) -> None:
         remember_checks(ex, specs)
     except OSError:
         pass  # a read-only data folder costs a later answer a collection, never this grading
-
-
-#: The first line of a grading's "not graded" reason when a check's own code raised (a candidate reads this line).
-CHECK_ERROR_REASON = ("a check of this exercise raised an error of its own, a bug in the grader's checks, not in the "
-                      "submission: nothing was scored (report it; rerunning gives the same until the check is fixed)")
-
-
-def _check_error(report: Report) -> Report:
-    """Not graded, but the checks stay: the panel and the author see which one broke and how (its traceback
-    is in its ``details``), and every other check's outcome beside it. No score: a score without that check
-    would not be comparable with anyone else's, and a submission must not gain by breaking a check.
-    A new report; ``report`` itself is left as it is."""
-    reason = CHECK_ERROR_REASON + "".join(f"\n{c.id}: {c.message}" for c in report.check_errors)
-    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0})
 
 
 def _not_graded(report: Report, reason: str) -> Report:

@@ -78,7 +78,7 @@ class ExerciseValidation:
         """Check name -> the files on which its own code raised (a bug in the check: the exercise fails)."""
         out: dict[str, list[str]] = {}
         for v in [*self.verdicts, *self.compared]:
-            for c in v.report.check_errors:
+            for c in v.report.broken_checks:
                 out.setdefault(c.name, []).append(v.path.name)
         return out
 
@@ -92,14 +92,15 @@ class ExerciseValidation:
             if v.kind == "mutant":
                 for c in v.report.checks:
                     # A check whose own code raised caught nothing: it is a check error (see ``check_errors``).
-                    if c.lost_points:
+                    if c.lost_points and c.check_error is None:
                         out.setdefault(c.name, []).append(v.path.stem)
         return out
 
 
 def _judge(kind: str, report: Report, *, gpus: bool = False) -> str | None:
-    if report.check_errors:  # the exercise's own bug, whatever the file: never "caught", never infrastructure
-        return "check error: " + "; ".join(f"{c.name} [{c.id}] {c.message}" for c in report.check_errors)
+    if report.broken_checks:  # the exercise's own bug, whatever the file: never "caught", never infrastructure
+        return "check error: " + "; ".join(f"{c.name} [{c.id}] {c.check_error or c.message}"
+                                           for c in report.broken_checks)
     if not report.graded:
         return f"not graded: {report.not_graded_reason}"
     skipped = [f"{c.name} ({c.message[:120]})" for c in report.checks if c.status is Status.SKIPPED]
@@ -156,7 +157,8 @@ def validate_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str =
         # With a core to spare, the next grading's sandbox starts while this one runs (grader.backends.prestart):
         # the pool takes the corpus in order, so the next grading is mostly of the same exercise.
         report = grade(ex, path, sandbox=where, seed=seed, runtime=runtime if where == "docker" else None,
-                       gpus=gpus, answer_alone=False, start_next=where == "docker" and ahead)
+                       gpus=gpus, answer_alone=False, start_next=where == "docker" and ahead,
+                       solutions_dir=solutions_dir)
         return (Verdict(item.kind, item.path, report, _judge(item.kind, report, gpus=gpus is not None)), start,
                 time.perf_counter())
 

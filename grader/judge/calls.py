@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from grader.backends.call_result import CallResult, Failure
+from grader.wire.guarded import REFUSALS
 from grader.wire.error_record import ErrorRecord, MalformedErrorRecord, read_error_record
 
 
@@ -116,8 +117,10 @@ class CheckRecord:
     #: hold) until the check ends, so a per-call cap alone would not bound the judge's memory.
     received_bytes: int = 0
     #: A call ended in the subset guard's refusal (``grader.sandbox.restricted``): read from the error's type,
-    #: never from its text, and told in the judge's own words (``grader.host.decision``).
+    #: never from its text, and told in the judge's own words (``grader.host.decision``); ``guard_reason`` is
+    #: why, a key of ``grader.wire.guarded.REFUSALS`` named by the refusal's class (None: an older sandbox's).
     guard_refused: bool = False
+    guard_reason: str | None = None
     #: Set after a timeout or crash: later calls in the same check fail the same way at
     #: once, so hypothesis does not replay and shrink a 20-second timeout dozens of times.
     lost: "SandboxFailure | None" = None
@@ -132,17 +135,25 @@ class CheckRecord:
                 self.forbidden.append(index)
         if result.error is not None and GUARD_ERROR in result.error.qualnames:
             self.guard_refused = True
+            self.guard_reason = self.guard_reason or next(
+                (kind for kind, name in REFUSALS.items() if name in result.error.qualnames), None)
 
 
 class CheckSandbox:
-    """The ``sandbox`` fixture: ``sandbox.call("probe", *args, **kwargs)``."""
+    """The ``sandbox`` fixture: ``sandbox.call("probe", *args, **kwargs)``.
 
-    def __init__(self, sandbox):
+    ``replies``: the exercise's declared reply shapes (``grader.judge.replies``): every reply is checked against
+    its probe's shape before the check gets it; one that does not fit fails the check (the submission's failure).
+    """
+
+    def __init__(self, sandbox, replies=None):
         self._sandbox = sandbox
+        self._replies = replies
         self.record = CheckRecord()
 
     def call(self, probe: str, *args, **kwargs):
-        """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned."""
+        """Run probe ``probe`` in the sandbox with plain-data arguments; return what it returned, once it fits the
+        probe's declared shape."""
         lost = self.record.lost
         if lost is not None:
             raise lost.again()
@@ -154,4 +165,4 @@ class CheckSandbox:
             raise self.record.lost.again()
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)
-        return result.value
+        return result.value if self._replies is None else self._replies.check(probe, result.value)

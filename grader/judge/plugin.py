@@ -34,7 +34,7 @@ from grader.judge.specs import check_spec, visible_first
 from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, JudgeFinished, LoadFailed, SandboxUsed,
                                  Started, event_line)
 from grader.wire.spec import CheckSpec
-from grader.reports.model import CheckResult, LoadError, SkipReason, Status, cap_text
+from grader.reports.model import CheckResult, GuardReason, LoadError, SkipReason, Status, cap_text
 from grader.reports.tracebacks import candidate_traceback, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
@@ -68,6 +68,8 @@ def pytest_addoption(parser):
                     "ahead of the judge (grader.backends.prestart)")
     group.addoption("--grader-stage", help="with --grader-prestarted: the staged folder that container mounts, "
                     "where the judge stages the submission")
+    group.addoption("--grader-only", help="run only these checks (a JSON list of node ids); the others are collected "
+                    "and reported as collected, not run (the reference's run on the checks that errored)")
     group.addoption("--grader-fingerprint", help="the exercise's fingerprint as the caller loaded it: refused "
                                                  "before any conftest or check loads when its files differ")
 
@@ -156,6 +158,7 @@ class GraderPlugin:
         except OSError:
             self.source_lines = []
         importable(self.exercise.checks_dir, self.exercise.shared)
+        self.replies = None
         self.events_path = config.getoption("grader_events")
         self.specs: dict[str, CheckSpec] = {}
         self.phases: dict[str, dict] = {}
@@ -186,6 +189,13 @@ class GraderPlugin:
         self.sandbox_info: SandboxInfo | None = None
         if config.option.collectonly:
             return  # counting checks (`grader list`) runs no candidate code: no sandbox to open
+        try:
+            from grader.judge.replies import Replies
+
+            self.replies = Replies.load(self.exercise.checks_dir)
+        except Exception as e:  # the exercise's own file: like a check module that fails to load
+            self._infra(f"the exercise's reply shapes (checks/replies.py) failed to load: {type(e).__name__}: {e}")
+            return
         try:
             kind = config.getoption("grader_sandbox")
             request = parse_gpus(gpus) if gpus else None  # --grader-gpus, read once here
@@ -237,6 +247,10 @@ class GraderPlugin:
         if self.infra is not None:
             items[:] = []  # nothing can be trusted: run no candidate code
             return
+        only = config.getoption("grader_only")
+        if only:
+            wanted = set(json.loads(only))
+            items[:] = [i for i in items if i.nodeid in wanted]
         items[:] = visible_first(items, self.specs)
 
     # ------------------------------------------------------------ the fixture
@@ -246,7 +260,7 @@ class GraderPlugin:
         """The candidate's sandbox: ``sandbox.call("probe", *args, **kwargs)``."""
         if self.box is None:
             pytest.fail("the sandbox could not be opened", pytrace=False)
-        self.current = CheckSandbox(self.box)
+        self.current = CheckSandbox(self.box, self.replies)
         return self.current
 
     # ------------------------------------------------------------ running
@@ -311,6 +325,7 @@ class GraderPlugin:
             result.output_truncated = result.output_truncated or record.output_dropped > 0
             result.forbidden = self.exercise.config.forbidden.named(record.forbidden)
             result.guard_refused = record.guard_refused
+            result.guard_reason = GuardReason(record.guard_reason) if record.guard_reason else None
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
             result.status, result.message = Status.ERROR, "the check produced no outcome"

@@ -99,8 +99,8 @@ class ExerciseMutation:
 
 def classify(report: Report) -> tuple[Outcome, list[str], str | None]:
     """A mutant's outcome from its report, with the checks it lost points on (and why, when not graded)."""
-    if report.check_errors:
-        return Outcome.CHECK_ERROR, [c.name for c in report.check_errors], report.not_graded_reason
+    if report.broken_checks:
+        return Outcome.CHECK_ERROR, [c.name for c in report.broken_checks], report.not_graded_reason
     if not report.graded:
         return Outcome.NOT_GRADED, [], report.not_graded_reason
     lost = [c for c in report.checks if c.lost_points]
@@ -130,7 +130,7 @@ def score_exercises(specs: Iterable[str | Path | Exercise], *, sandbox: str = "d
 
     def run(ex: Exercise, path: Path):
         start = time.perf_counter()
-        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus)
+        report = grade(ex, path, sandbox=sandbox, seed=seed, runtime=runtime, gpus=gpus, solutions_dir=solutions_dir)
         return report, start, time.perf_counter()
 
     try:
@@ -199,13 +199,13 @@ def _collect(result: ExerciseMutation, graded, chosen: list[Mutant], records: di
             continue
         report, start, end = next(gradings)
         outcome, lost, why = classify(report)
-        if report.check_errors:  # a check's own bug, found by a generated mutant: the exercise's to fix (exit 4)
-            names = ", ".join(c.name for c in report.check_errors)
+        if report.broken_checks:  # a check's own bug, found by a generated mutant: the exercise's to fix (exit 4)
+            names = ", ".join(c.name for c in report.broken_checks)
             result.problems.append(f"check error on mutant {mutant.id}: {names} raised an error of its own "
                                    "(a bug in the check, not a kill)")
         r = MutantResult(mutant, outcome, lost, why, duration_s=round(end - start, 2))
-        r.check_s = sum(c.duration_s for c in report.checks)
+        r.check_s = sum(c.duration_s or 0.0 for c in report.checks)
         first = next((i for i, c in enumerate(report.checks) if c.name in lost), None)
-        r.check_s_to_first_loss = sum(c.duration_s for c in report.checks[:first + 1]) if first is not None else 0.0
+        r.check_s_to_first_loss = sum(c.duration_s or 0.0 for c in report.checks[:first + 1]) if first is not None else 0.0
         result.results.append(r)
     result.duration_s = round(max(e for _, _, e in graded) - min(s for _, s, _ in graded), 2)

@@ -3,10 +3,10 @@
 The zip holds ``<candidate>/<exercise>/<file>.py`` (the workspace's file, byte for byte)
 and, beside it, ``HANDIN.toml``: the file's sha256, the exercise's fingerprint from the
 workspace's marker, and the last grading of the exercise in this machine's history (score,
-when, and whether it graded these very bytes). A panel unzips every hand-in into one folder
-and runs ``grader batch`` on it: the batch reads only the ``.py`` file (it ignores other
-files in an exercise folder) and grades it again, so nothing in ``HANDIN.toml`` is believed;
-it is the candidate's own summary, for the panel to compare.
+when, and whether it graded these very bytes). A panel collects every hand-in into one folder
+(``grader collect``, each zip into its own candidate's folder only) and runs ``grader batch`` on it:
+the batch grades the ``.py`` file again, so nothing in ``HANDIN.toml`` is believed; its sha256 is
+checked against the graded file, and the rest is the candidate's own summary, for the panel to compare.
 
 Like ``grader pack``, the bytes are reproducible (fixed timestamps, modes and order): the same
 file and the same last grading give the same zip, so its sha256 identifies what was sent.

@@ -62,8 +62,9 @@ class EditedReport(ValueError):
 def report_flags(report: Report) -> list[str]:
     """What a panel should look at twice, in a fixed order: ``check_error`` (the grader's own bug: nothing
     else is said of such a report), ``forbidden``, ``subset`` (violations of the language subset), the findings' kinds (``tampering``, ``dynamic_access``,
-    ``private_torch``), ``timeout``, ``error``, ``skipped`` (checks not run: left out of the score) and
-    ``not_isolated`` (graded in the local sandbox).
+    ``private_torch``), ``timeout``, ``error``, ``skipped`` (checks not run: left out of the score),
+    ``check_counted`` (a check's own code raised on this answer but not on the reference's: counted as a
+    failure, grader.host.arbitration) and ``not_isolated`` (graded in the local sandbox).
 
     The one function that makes a report's flags; a report that was not graded has none (but a check
     error's), and the untouched stub none but ``not_isolated`` (its "crashes" are the stub's own).
@@ -81,6 +82,8 @@ def report_flags(report: Report) -> list[str]:
     flags += [kind.value for kind in FindingKind if any(f.kind is kind for f in report.findings)]
     statuses = {c.status for c in report.checks}
     flags += [s.value for s in (Status.TIMEOUT, Status.ERROR, Status.SKIPPED) if s in statuses]
+    if any(c.check_error is not None for c in report.checks):
+        flags.append("check_counted")
     return flags + local
 
 

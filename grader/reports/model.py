@@ -16,6 +16,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from grader.reports.warning import ReportWarning, WarningCode, warnings_read
+# What a report says the submission did outside the rules, re-exported: they were defined here.
+from grader.reports.findings import (FINDING_LABELS, VIOLATION_LABELS, Finding, FindingKind,  # noqa: F401
+                                     ForbiddenHit, Violation, ViolationCode)
 
 SCHEMA_VERSION = 1
 
@@ -75,6 +78,19 @@ class SkipReason(str, Enum):
     NO_GPU = "no_gpu"  # a GPU check in a sandbox that sees no GPU (grader.backends.gpu.gpu_skip_reason)
 
 
+class GuardReason(str, Enum):
+    """Why the sandbox's runtime subset refused an operation (``grader.wire.guarded.REFUSALS`` by key)."""
+
+    NAME = "name"  # a dunder off the list, frame internals, a dispatch switch, a computed forbidden name
+    PRIVATE = "private"  # a private name of an object the candidate did not make
+    MODULE = "module"  # a module, or a module's member, outside the exercise's subset
+    VALUE = "value"  # a frame, code, a namespace, or what runs code or starts programs
+    FORBIDDEN = "forbidden"  # a forbidden API reached under another name
+    WRITE = "write"  # code the candidate did not write patched, or a namespace written into
+    IMPORT = "import"  # an import outside the subset
+    OPEN = "open"  # a file under /proc, /sys or /dev
+
+
 class CheckResult(_Model):
     id: str = Field(description="pytest node id relative to checks/, e.g. test_sdpa.py::test_softmax")
     name: str = Field(description="first line of the check's docstring")
@@ -89,11 +105,14 @@ class CheckResult(_Model):
     forbidden: list[str] = Field(default_factory=list)
     tampered: list[str] = Field(default_factory=list,
                                 description="what the sandbox's own nets saw changed under them during this check")
+    guard_reason: GuardReason | None = Field(default=None, description="why the sandbox's runtime subset refused "
+                                                                       "(None: it did not, or an older report)")
     guard_refused: bool = Field(default=False, description="the sandbox's subset guard refused a computed name or an "
                                                            "import during this check (a violation of the subset)")
     output: str = ""
     output_truncated: bool = False
-    duration_s: float = 0.0
+    duration_s: float | None = Field(default=0.0, description="seconds the check took; None in a candidate's copy "
+                                                               "of a hidden check (its timing could tell its inputs)")
     not_run: bool = Field(default=False, description="the candidate's logic never ran: the file does not import "
                                                      "(the cause is the report's load_error, told once)")
     raised: str | None = Field(default=None, description="status error: the class name of the exception the "
@@ -105,6 +124,10 @@ class CheckResult(_Model):
         default=None, description="the judge's decision took this check's credit for a forbidden API, tampering or "
                                   "a subset violation seen at run time (grader.host.decision), whatever the check's "
                                   "own outcome was")
+    check_error: str | None = Field(
+        default=None, description="status failed: the check's own code raised this on the submission's answer and "
+                                  "not on the exercise's reference, graded on that check in the same kind of "
+                                  "sandbox (grader.host.arbitration): counted as the submission's failure")
     skipped_for: SkipReason | None = Field(
         default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
                                   "(None: a reason the check gave, or a report before issue 28)")
@@ -168,89 +191,6 @@ class LoadError(_Model):
             return self.summary
         what = self.raised or self.summary
         return f"does not import: {what}" + (f" at line {self.line}" if self.line is not None else "")
-
-
-class ForbiddenHit(_Model):
-    api: str
-    how: str = Field(description="'static' (found in the source) or 'runtime' (called during a check)")
-    where: str = Field(description="file:line for static hits, the check id for runtime hits")
-    check: str | None = None
-    via: str = Field(default="", description="the name the source used when it is not the API's own, "
-                                             "e.g. torch._scaled_dot_product_attention_math")
-    line: int | None = Field(default=None, exclude=True,
-                             description="a static hit's line, for the judge's own words while it grades (``where`` "
-                                         "holds it for a reader of the JSON, which does not store this field)")
-
-
-class FindingKind(str, Enum):
-    """What the judge's source audit (or the sandbox's second net) found besides forbidden APIs."""
-
-    TAMPERING = "tampering"  # reaches for the grader, the interpreter's state or the call stack: no credit at all
-    DYNAMIC_ACCESS = "dynamic_access"  # a module reached through a name the judge cannot read: a flag
-    PRIVATE_TORCH = "private_torch"  # torch._C, torch.ops or another private torch name: a flag
-
-
-#: How each kind is named on scorecards, the batch CSV and the panel page.
-FINDING_LABELS = {FindingKind.TAMPERING: "tampering", FindingKind.DYNAMIC_ACCESS: "dynamic access",
-                  FindingKind.PRIVATE_TORCH: "private torch"}
-
-
-class Finding(_Model):
-    kind: FindingKind
-    what: str = Field(description="what was reached for, e.g. 'sys.setprofile' or 'getattr(torch.nn.functional, ...)'")
-    where: str = Field(description="file:line for what the source audit found, the check id for the sandbox's net")
-    how: Literal["static", "runtime"] = "static"
-
-
-class ViolationCode(str, Enum):
-    """How a submission leaves its exercise's language subset (``grader.subset.audit``): a closed set, each
-    told on the scorecard in the judge's own words. Any violation leaves every check not run."""
-
-    IMPORT = "import"  # a module outside the subset, a relative or a star import
-    MEMBER = "member"  # a module member outside the subset: os.system, torch.hub, torch.ops
-    PRIVATE = "private"  # a private name of a module: torch._C, torch._foreach_norm, os._exit
-    BUILTIN = "builtin"  # exec, eval, compile, __import__, globals, locals, vars, breakpoint, help...
-    DUNDER = "dunder"  # a dunder attribute or name outside the short list the subset allows
-    FRAME = "frame"  # frame, code, traceback or generator internals: f_back, gi_frame, co_code...
-    MODULE_VALUE = "module_value"  # a module stored, passed, returned or put in a container
-    ATTRIBUTE_BUILTIN = "attribute_builtin"  # getattr/setattr/hasattr/delattr used other than called
-    MODULE_WRITE = "module_write"  # assigns a module's function, class or submodule
-    UNSAFE_LOAD = "unsafe_load"  # torch.load that could unpickle code (weights_only not True, pickle_module)
-    ANNOTATION = "annotation"  # an annotation (code typing evaluates) naming a value, not a type
-    DATA_NAMESPACE = "data_namespace"  # a class or attributes built from data: type(n, b, dict), typing's call forms
-    GUARD = "guard"  # the sandbox's guard refused a computed attribute name or an import during a check
-
-
-#: How each code is named on scorecards, the batch CSV and the panel page.
-VIOLATION_LABELS = {
-    ViolationCode.IMPORT: "import outside the subset", ViolationCode.MEMBER: "name outside the subset",
-    ViolationCode.PRIVATE: "private name", ViolationCode.BUILTIN: "builtin outside the subset",
-    ViolationCode.DUNDER: "dunder", ViolationCode.FRAME: "frame access",
-    ViolationCode.MODULE_VALUE: "module used as a value", ViolationCode.ATTRIBUTE_BUILTIN: "getattr as a value",
-    ViolationCode.MODULE_WRITE: "writes a module", ViolationCode.UNSAFE_LOAD: "unsafe load",
-    ViolationCode.ANNOTATION: "annotation that is not a type", ViolationCode.DATA_NAMESPACE: "names from data",
-    ViolationCode.GUARD: "refused in the sandbox",
-}
-
-
-class Violation(_Model):
-    """One way the submission leaves its exercise's subset, found by the judge from the source (``static``)
-    or refused by the sandbox's guard during a check (``runtime``). ``text`` is made by the judge: quoted
-    names come from the judge's own parse of the candidate's file, never from the sandbox."""
-
-    code: ViolationCode
-    text: str = Field(description="the judge's words: what the line does and, where there is one, how to write it")
-    line: int | None = Field(default=None, description="the submission's line (static), None for a runtime refusal")
-    column: int | None = None
-    how: Literal["static", "runtime"] = "static"
-    check: str | None = Field(default=None, description="runtime: the check during which the guard refused; "
-                                                        "a candidate's copy names a hidden check by its safe name")
-
-    @property
-    def where(self) -> str:
-        if self.how == "runtime":
-            return self.check or "a check"
-        return f"line {self.line}" if self.line is not None else "the file"
 
 
 class Environment(_Model):
@@ -375,6 +315,12 @@ class Report(_Model):
     def check_errors(self) -> list[CheckResult]:
         """Checks whose own code raised (``Status.CHECK_ERROR``): while any is here the grading is not graded."""
         return [c for c in self.checks if c.status is Status.CHECK_ERROR]
+
+    @property
+    def broken_checks(self) -> list[CheckResult]:
+        """Checks whose own code raised, on the reference too (``check_errors``) or on this answer only
+        (``CheckResult.check_error``, counted as a failure): for an author, each is a check to fix."""
+        return [c for c in self.checks if c.status is Status.CHECK_ERROR or c.check_error is not None]
 
     def counts(self) -> dict[Status, int]:
         """How many checks ended in each status (every status present, zero included)."""

@@ -7,8 +7,9 @@ candidate audience writes :func:`for_audience`'s copy, and every scorecard
 
 A hidden check's inputs can hide in more than its message: in its pytest id and
 name (``test_rows[918273-True]`` when it is parametrized), in a runtime forbidden
-hit that names the check, and in a "not graded" reason that quotes the judge's
-log. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
+hit that names the check, in a "not graded" reason that quotes the judge's
+log, and in its timing (a file that sleeps in proportion to an input): a hidden
+check keeps no duration, the grading's total is whole seconds. A diagnosis ("looks like: <mistake>") says what checks a mutant fails, so a candidate keeps only
 those every check of which is visible (``Diagnosis.candidate_visible``); interview follow-ups carry
 the panel's answers and are dropped. Each is handled here. The copy says so (``audience: candidate``), is
 never fed back into a batch, and redacting it again changes nothing.
@@ -32,13 +33,17 @@ from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False, "raised": None}
+            "output_truncated": False, "raised": None, "duration_s": None, "check_error": None}
 
 #: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
 
 #: A check error's message as a candidate reads it: the judge's traceback is the panel's and the author's.
 CHECK_ERROR_MESSAGE = "this check's own code raised an error: a bug in the grader, not in your code (nothing was scored)"
+#: A check counted as failed because its own code raised on this answer only (grader.host.arbitration), as a
+#: candidate reads it: what it raised is the panel's.
+CHECK_COUNTED_MESSAGE = ("this check could not go on with your answer (its own code raised an error it does not "
+                         "raise on the exercise's reference): counted as a failure")
 
 #: A forbidden API's name as the judge writes one: a dotted Python name from the exercise's list.
 _API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15}")
@@ -73,6 +78,9 @@ def for_audience(report: Report, audience: str) -> Report:
               if c.id in names
               else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE, "tampered": []})
               if c.status is Status.CHECK_ERROR
+              else c.model_copy(update={"details": "", "message": CHECK_COUNTED_MESSAGE, "check_error": None,
+                                        "tampered": []})
+              if c.check_error is not None
               else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message),
                                         "forbidden": [api_name(a) for a in c.forbidden], "tampered": []})
               for c in report.checks]
@@ -88,7 +96,8 @@ def for_audience(report: Report, audience: str) -> Report:
                                      "violations": violations,
                                      "load_error": load_error, "follow_ups": [],
                                      "diagnosis": [d for d in report.diagnosis if d.candidate_visible],
-                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason)})
+                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason),
+                                     "duration_s": float(round(report.duration_s))})
 
 
 #: What a candidate reads when their file first failed to import during a hidden check (every check
@@ -108,6 +117,8 @@ def candidate_load_error(error: LoadError | None, hidden: dict[str, str]) -> Loa
 
 #: How the judge's sandbox client names a probe in its messages ("the call to 'clip' ran past ...").
 _PROBE_NAME = re.compile(r"\b(?:the call to|during the call to|result for) '[A-Za-z_][A-Za-z0-9_]*'")
+#: How a reply that does not fit its shape names its probe (grader.judge.replies).
+_REPLY_PROBE = re.compile(r" \(probe '[A-Za-z_][A-Za-z0-9_]*'\)")
 
 
 def without_probe_names(message: str) -> str:
@@ -115,7 +126,7 @@ def without_probe_names(message: str) -> str:
     def plain(match: re.Match) -> str:
         return {"the call to": "a call", "during the call to": "during a call", "result for": "result for a call"}[
             match.group().rsplit(" '", 1)[0]]
-    return _PROBE_NAME.sub(plain, message)
+    return _PROBE_NAME.sub(plain, _REPLY_PROBE.sub("", message))
 
 
 def opaque_id(check_id: str) -> str:

@@ -165,7 +165,8 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
     forbidden = [HitView(h.api, h.how, h.where, h.via) for h in report.forbidden]
     findings = [FindingView(f.kind.value, FINDING_LABELS[f.kind], f.what, f.where, f.how) for f in report.findings]
     # The subset's violations first: any one left every check not run. The text is the judge's own.
-    findings = [FindingView("violation", VIOLATION_LABELS[v.code], v.text, v.where, v.how)
+    findings = [FindingView("violation", VIOLATION_LABELS[v.code], f"{v.text}: {v.fix}" if v.fix else v.text, v.where,
+                            v.how)
                 for v in report.violations] + findings
     graded = report.graded
     timing, late, late_note = _timing_lines(report.timing)
@@ -196,7 +197,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         warnings=[w.message for w in report.warnings],
         environment=_environment_rows(report),
         started_at=report.started_at,
-        duration=f"{report.duration_s:.1f} s",
+        duration=f"{report.duration_s:.0f} s" if report.audience == "candidate" else f"{report.duration_s:.1f} s",
         timing=timing,
         late=late,
         late_note=late_note,

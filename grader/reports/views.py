@@ -50,7 +50,7 @@ class CheckView:
     forbidden: list[str]
     output: str
     output_truncated: bool
-    duration_s: float
+    duration_s: float | None
     not_run: bool = False  # the file did not import: the cause is the view's load_error
 
     @property

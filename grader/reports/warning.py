@@ -27,6 +27,9 @@ class WarningCode(str, Enum):
     WALL_CLOCK_DEADLINE = "wall_clock_deadline"  # call deadlines measured by the wall clock, and why
     FORBIDDEN_API_ABSENT = "forbidden_api_absent"  # a forbidden API this torch lacks: only the source audit covers it
     UNDOCUMENTED_CHECK = "undocumented_check"  # a check without a docstring: its scorecard name is made up
+    PROGRAMS_NOT_SEALED = "programs_not_sealed"  # the sandbox could not refuse new programs (no seccomp filter)
+    BENCH_UNGUARDED = "bench_unguarded"  # a benchmark's grading: the module ran as written, not rewritten
+    VISIBLE_ONLY = "visible_only"  # a practice run: the visible checks only (grader.host.check_scope)
     UNCLASSIFIED = "unclassified"  # read from a report written before warnings had codes
 
 

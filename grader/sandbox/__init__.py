@@ -8,6 +8,7 @@ nothing here decides anything: it runs, reports and sends plain data.
 
 - ``worker``: the process itself: answers the judge's ``call`` frames by running probes;
 - ``probekit``: what exercises' probes share (``from grader.sandbox import probekit``);
+- ``instruments``: what probes measure with (through the kit), kept out of the candidate's reach;
 - ``removal`` / ``absent_ops`` / ``absent_imports``: the exercise's forbidden APIs removed before the probes load;
 - ``restricted``: the subset's runtime guard the candidate's module is loaded under.
 

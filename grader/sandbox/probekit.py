@@ -18,9 +18,12 @@ What it holds:
   the probe caught (the judge reads it with ``grader.judge.expect_raised``);
   ``tensor(value)``, a tensor cloned off its graph, or ``opaque``;
 - **autograd**: ``backward_grads``, the gradients of sum(out * grad_out);
+- **instruments** (``grader.sandbox.instruments``, re-exported): ``Ledger``, ``attached``,
+  ``Allocations`` and ``count_entries``, the one way a probe measures what the candidate's code does, kept where
+  that code cannot reach it (never on an object it is handed);
 - **models**: ``seeded`` (build under a fixed seed), ``load_parameters``,
   ``parameters`` / ``gradients`` (clones by name), ``RecordingSGD`` (an SGD that
-  logs its calls and the gradients each step sees);
+  notes its calls and the gradients each step sees in a ledger);
 - **process groups**: ``run_ranks`` runs one scenario on a fresh gloo group of N
   forked ranks with deadlines, ``call_candidate`` turns a candidate's exception in a
   rank into the worker's own error record.
@@ -38,7 +41,9 @@ from datetime import timedelta
 import torch
 
 from grader.wire import protocol
-from grader.sandbox import removal
+from grader.sandbox import forkserver, removal
+# The instruments, re-exported: a probe measures with ``probekit.Ledger``, ``attached``, ``Allocations``, ``count_entries``.
+from grader.sandbox.instruments import Allocations, Ledger, attached, count_entries  # noqa: F401
 
 #: What the judge receives for a value that is not plain data: a type name and a capped repr, equal to nothing.
 #: A probe that rebuilds one from those two (an answer carried back from a process it started) uses this name,
@@ -141,26 +146,27 @@ def gradients(model: torch.nn.Module) -> dict:
 
 
 class RecordingSGD:
-    """SGD with momentum, updating like torch.optim.SGD, that logs its zero_grad/step calls into
-    ``events`` and keeps the gradients each step saw (``step_grads``, CPU copies).
+    """SGD with momentum, updating like torch.optim.SGD, that notes its zero_grad/step calls in ``ledger``
+    (``ledger.events``) and keeps the gradients each step saw (``ledger.kept["step_grads"]``, CPU copies).
 
-    Written out rather than subclassing torch.optim.SGD: constructing a torch optimizer
-    loads torch's compiler machinery, which costs seconds in every grading. It has what
-    callers use of an optimizer (``param_groups``, ``state``, ``zero_grad``, ``step``),
-    which is all a GradScaler needs too. ``step_event`` names a step in ``events``.
+    Nothing it records lives on the optimizer, which the candidate gets: it finds its ledger, and what to
+    call a step (``step_event``), by its own identity (``instruments.attached``). Written out rather than
+    subclassing torch.optim.SGD: constructing a torch optimizer loads torch's compiler machinery, which
+    costs seconds in every grading. It has what callers use of an optimizer (``param_groups``, ``state``,
+    ``zero_grad``, ``step``), which is all a GradScaler needs too.
     """
 
-    def __init__(self, model: torch.nn.Module, lr: float, momentum: float = 0.0, *, events: list | None = None,
+    def __init__(self, model: torch.nn.Module, lr: float, momentum: float = 0.0, *, ledger: Ledger,
                  step_event=lambda: "step"):
         self._named = list(model.named_parameters())
         self.param_groups = [{"params": [p for _, p in self._named], "lr": lr, "momentum": momentum}]
         self.state: dict = {}
-        self.events = [] if events is None else events
-        self.step_grads: list[dict] = []
-        self._step_event = step_event
+        ledger.attach(self, step_event)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        self.events.append("zero_grad")
+        found = attached(self)
+        if found is not None:
+            found[0].note("zero_grad")
         for _, p in self._named:
             if p.grad is None:
                 continue
@@ -172,9 +178,12 @@ class RecordingSGD:
 
     @torch.no_grad()
     def step(self, closure=None) -> None:
-        self.events.append(self._step_event())
-        self.step_grads.append({n: None if p.grad is None else p.grad.detach().to("cpu", copy=True)
-                                for n, p in self._named})
+        found = attached(self)
+        if found is not None:
+            ledger, step_event = found
+            ledger.note(step_event())
+            ledger.keep("step_grads", {n: None if p.grad is None else p.grad.detach().to("cpu", copy=True)
+                                       for n, p in self._named})
         group = self.param_groups[0]
         for _, p in self._named:
             if p.grad is None:
@@ -234,12 +243,7 @@ def _context():
     """A forkserver context whose server has torch imported: ranks start in milliseconds."""
     global _CONTEXT
     if _CONTEXT is None:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("forkserver")
-        # torch._dynamo: the first optimizer built in a process imports it (~2 s); once in the server.
-        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo"])
-        _CONTEXT = ctx
+        _CONTEXT = forkserver.context()
     return _CONTEXT
 
 

@@ -75,6 +75,11 @@ class ForbiddenImportError(ForbiddenAPIError, ImportError):
     """The candidate's own import of a forbidden package."""
 
 
+class ForbiddenSourceError(PermissionError):
+    """A removed API's own source file opened again (to load it as another module): refused, not recorded, since
+    reading a file is no call (Python's own line cache reads it for a warning or a traceback, and copes)."""
+
+
 @dataclass
 class Removal:
     """What :func:`install` did in this process."""
@@ -113,6 +118,7 @@ def install(apis: list[str], kernels: dict[str, list[str]] | None = None, *,
         removed_ops = absent_ops.remove_operators(torch, patterns, raisers)
         stale = absent_ops.replace_decompositions(removed_ops, raisers)
         refused: dict[str, int] = {}
+        sources: dict[str, str] = {}  # a removed torch API's source file or package folder -> the API
         for i, api in enumerate(apis):
             found = _resolve(api)
             if found is _MISSING:
@@ -121,10 +127,15 @@ def install(apis: list[str], kernels: dict[str, list[str]] | None = None, *,
                 removal.packages.append(i)
                 refused.setdefault(found.__name__, i)
                 if _is_torch(found.__name__):
+                    sources.update(dict.fromkeys(_package_sources(found.__name__), api))
                     _empty_package(found.__name__, raisers[i])
             else:
+                if _is_torch(api) and (where := _source_file(found)) is not None:
+                    sources.setdefault(where, api)
                 _remove_object(found, raisers[i], stale)
         _rebind(stale)
+        if sources:
+            absent_imports.refuse_sources(sources, ForbiddenSourceError)
         if refused:
             errors = {package: _raiser(i, apis[i], record, ForbiddenImportError) for package, i in refused.items()}
             absent_imports.refuse(errors, plan["candidate_dirs"], torch_packages={p for p in errors if _is_torch(p)})
@@ -205,6 +216,29 @@ def _resolve(dotted: str):
                 return _MISSING
         return obj
     return _MISSING
+
+
+def _source_file(obj) -> str | None:
+    """The file a Python function or class was defined in (before it is emptied); None for a C object."""
+    if isinstance(obj, types.FunctionType):
+        return os.path.realpath(obj.__code__.co_filename)
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    where = getattr(module, "__file__", None) if isinstance(obj, type) and obj.__flags__ & _HEAPTYPE else None
+    return os.path.realpath(where) if isinstance(where, str) else None
+
+
+def _package_sources(name: str) -> list[str]:
+    """The files of a torch package's loaded modules, and its folder when it is a package (every file in it)."""
+    found = []
+    for module in list(sys.modules.values()):
+        module_name = getattr(module, "__name__", None)
+        if isinstance(module_name, str) and (module_name == name or module_name.startswith(name + ".")):
+            where = getattr(module, "__file__", None)
+            if isinstance(where, str):
+                found.append(os.path.realpath(where))
+                if getattr(module, "__path__", None) is not None:  # a package: its whole folder
+                    found.append(os.path.dirname(os.path.realpath(where)) + os.sep)
+    return found
 
 
 def _is_torch(name: str) -> bool:

@@ -1,23 +1,12 @@
-"""The worker: the only grader code that runs inside the sandbox.
+"""A worker: it answers ``call`` frames by running a probe, which imports the candidate's module. INSIDE the sandbox.
 
-It answers ``call`` frames by running a probe from the exercise's ``probes.py``
-(which imports the candidate's module) and sends back plain data. It never
-decides pass or fail: everything it says is data the judge checks.
-
-Before the probes (and through them the candidate's module) are imported, the
-exercise's forbidden APIs are removed from the process (``grader.sandbox.removal``);
-what was called of them goes back with each result as indices into the ``--forbid``
-list, which the judge names in its own words.
-
-It imports the standard library, torch, ``grader.wire.protocol`` and the files staged
-beside it only, because it runs from a read-only copy in a bare runtime image. Start it as
-``python -m grader.sandbox.worker --probes P --submission-dir D [--forbid API ...]
-[--kernel API=PATTERN ...] [--rlimit RLIMIT_NAME=SOFT:HARD ...] [--greet]``.
-
-Channels: the protocol uses private duplicates of the original stdin/stdout.
-File descriptors 1 and 2 are pointed at a capture file, so candidate prints (and
-anything a child process writes) never touch the protocol; the capture is read
-back, capped, after every call.
+It sends back plain data and never decides pass or fail. :func:`prepare` is what every worker
+of a sandbox shares, done once in the worker server (``grader.sandbox.worker_server``) before it
+forks one: torch imported, the exercise's forbidden APIs removed (``grader.sandbox.removal``; what
+was called of them goes back with each result as indices the judge names), no new program
+(``grader.sandbox.no_exec``). A forked worker speaks on a pipe to the server; its file descriptors
+1 and 2 point at a capture file, read back, capped, after every call. Standard library, torch and
+the staged files only: it runs from a read-only copy in a bare runtime image.
 """
 
 from __future__ import annotations
@@ -32,7 +21,7 @@ import time
 import traceback
 
 from grader.wire import protocol
-from grader.sandbox import removal
+from grader.sandbox import no_exec, removal
 
 OUTPUT_CAP = 8000  # characters of candidate output sent back per call
 
@@ -206,39 +195,25 @@ def warm_up() -> None:
     import torch._dynamo  # noqa: F401
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="grader-worker")
+def parser() -> argparse.ArgumentParser:
+    """The command line a sandbox's worker server takes (``grader.sandbox.worker_server``)."""
+    parser = argparse.ArgumentParser(prog="grader-worker-server")
     parser.add_argument("--probes", required=True)
     parser.add_argument("--submission-dir", required=True)
     parser.add_argument("--forbid", action="append", default=[])
     parser.add_argument("--kernel", action="append", default=[], help="API=PATTERN: a kernel that stands for API")
     parser.add_argument("--rlimit", action="append", default=[], help="RLIMIT_NAME=SOFT:HARD (repeatable)")
     parser.add_argument("--output-dir", default=os.environ.get("TMPDIR", "/tmp"))
+    parser.add_argument("--forkserver", action="store_true",
+                        help="start the probes' forkserver before no new program may start (DDP ranks)")
     parser.add_argument("--greet", action="store_true",
                         help="started ahead of its judge: say hello only once asked (a greet frame)")
-    args = parser.parse_args(argv)
-    rlimits = apply_rlimits(args.rlimit)  # first: nothing heavy or foreign has run yet
-    _exit_with_the_judge()
-
-    # Private protocol channels first, before any candidate code can print.
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    if hasattr(signal, "SIGXFSZ"):
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file becomes an error, not a dead worker
-    capture = Capture(args.output_dir)
-
-    def send(message, strict=True):
-        proto_out.write(protocol.encode(message, strict=strict))
-
-    try:
-        serve(args, send, capture, proto_in.read, rlimits)
-    except BaseException:  # the worker's own failure: say so on the channel, then die
-        try:
-            send({"type": "fatal", "message": traceback.format_exc()[-4000:]})
-        except BaseException:
-            pass
-        os._exit(70)
-    os._exit(0)  # skip interpreter teardown: candidate atexit hooks and threads do not get a say
+    parser.add_argument("--max-frame-bytes", type=int, default=protocol.MAX_FRAME_BYTES,
+                        help="the largest frame a worker may send (the exercise's [limits] result_mb)")
+    parser.add_argument("--lifetime-s", type=int, default=0, help="end after this long (0: never)")
+    parser.add_argument("--one-worker", action="store_true",
+                        help="be the one worker yourself (a platform without fork): a fresh one is a new server")
+    return parser
 
 
 def _exit_with_the_judge(poll_s: float = 0.5) -> None:
@@ -260,7 +235,9 @@ def _exit_with_the_judge(poll_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="grader-judge-watch", daemon=True).start()
 
 
-def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
+def prepare(args, rlimits: dict) -> tuple[removal.Removal, dict]:
+    """What every worker of this sandbox shares, done once before the first is forked: torch imported, the
+    forbidden APIs removed, the probes' forkserver started if asked, no new program; and the hello that says so."""
     import torch
 
     kernels: dict[str, list[str]] = {}
@@ -269,13 +246,12 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         kernels.setdefault(api, []).append(pattern)
     # Before the probes (and through them the candidate's module) are imported: see grader.sandbox.removal.
     forbidden = removal.install(args.forbid, kernels, candidate_dirs=[args.submission_dir])
-    if args.greet:
-        # Started ahead of its judge (grader.backends.prestart): nobody may be listening yet, so the hello
-        # waits for the judge's greet. Nothing of the submission has been read: it may not be staged yet.
-        message = protocol.read_frame(read)
-        if message.get("type") != "greet":
-            raise protocol.ProtocolError(f"worker expected a greet, got {message.get('type')!r}")
-    send({
+    if args.forkserver:  # its server seals itself too (grader.sandbox.sealed) before it forks a rank
+        from grader.sandbox import forkserver
+
+        forkserver.start()
+    sealed = no_exec.install() == "installed"
+    return forbidden, {
         "type": "hello",
         "torch": str(torch.__version__),
         "python": sys.version.split()[0],
@@ -284,14 +260,12 @@ def serve(args, send, capture, read, rlimits: dict | None = None) -> None:
         "gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
         "forbidden_missing": forbidden.missing,
         "forbidden_packages": forbidden.packages,
-        **(rlimits or {"rlimits_applied": [], "rlimits_failed": {}}),
-    })
-    Worker(args, send, capture, forbidden).serve(read)
+        **rlimits,
+        "no_exec": sealed,
+    }
 
 
-if __name__ == "__main__":
-    main()
-elif __name__ == "__mp_main__":
+if __name__ == "__mp_main__":
     # A process multiprocessing started from the worker (spawn, forkserver: the DDP ranks)
     # imports this module under that name before it unpickles anything of the probes or the
     # candidate's: the forbidden APIs are removed there too, from the plan the worker published.

@@ -140,4 +140,5 @@ class Annotations:
         what = what if len(what) <= 60 else what[:60] + "..."
         self.walker.violation(ViolationCode.ANNOTATION, f"the annotation names `{what}`, which is not a type: typing "
                                                         "evaluates annotations, so they may only name builtins, "
-                                                        "imports, classes, TypeVars and aliases of them", node)
+                                                        "imports, classes, TypeVars and aliases of them", node,
+                              fix="annotate with one of those, or leave the annotation out")

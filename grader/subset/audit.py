@@ -53,6 +53,9 @@ class SourceAudit:
     load_error: LoadError | None = None
     #: Forbidden APIs referenced here that are whole packages (no run can say which check used them).
     packages: list[str] = field(default_factory=list)
+    #: (line, name) of each private attribute read from something other than ``self``, ``cls`` or ``super()``:
+    #: where a runtime refusal of a private name can come from, told with it (``grader.host.decision``).
+    private_reads: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def blocking(self) -> bool:
@@ -78,7 +81,18 @@ def audit_source(source: str, forbidden: ForbiddenConfig | None = None, *, filen
     except RecursionError as e:
         return SourceAudit(parsed=False, load_error=unparsable(e, filename))
     packages = sorted({h.api for h in found.forbidden if rules.is_package(h.api)})
-    return SourceAudit(True, found.forbidden, found.violations, packages=packages)
+    return SourceAudit(True, found.forbidden, found.violations, packages=packages, private_reads=private_reads(tree))
+
+
+def private_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """Private attributes (``x._name``, not dunders) read from anything but ``self``, ``cls`` or ``super()``."""
+    def own(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id in ("self", "cls") or isinstance(node, ast.Call) and \
+            isinstance(node.func, ast.Name) and node.func.id == "super"
+
+    found = {(n.lineno, n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith("_")
+             and not (n.attr.startswith("__") and n.attr.endswith("__")) and not own(n.value)}
+    return sorted(found)
 
 
 class AuditRequest(BaseModel):

@@ -30,6 +30,11 @@ class ForbiddenConfig(_Strict):
         "public API (a key of `apis`) -> fnmatch patterns over the last name of any reference into any torch "
         "namespace (torch.*, torch._C.*, torch.ops.aten.*): the private kernels and ops behind that API, "
         "e.g. '*scaled_dot_product*'. A match is reported as the API it stands for"))
+    families: list[str] = Field(default_factory=list, description=(
+        "computations forbidden whole, by every public torch entry point listed for them "
+        "(grader/subset/families.py), added to `apis` and `kernels`: attention, clamp, grad_norm_clipping, linear, "
+        "quantization, silu, checkpointing, cross_entropy, rms_norm, batch_norm, lr_warmup_cosine, weighted_sampling, "
+        "data_parallel, distributed_sampler"))
 
     def named(self, indices: list[int]) -> list[str]:
         """The APIs a sandbox reported as indices into ``apis`` (the order the worker was sent them in),
@@ -39,6 +44,12 @@ class ForbiddenConfig(_Strict):
 
     @model_validator(mode="after")
     def _kernels_name_listed_apis(self) -> "ForbiddenConfig":
+        from grader.subset.families import FAMILIES, expand
+
+        strangers = [f for f in self.families if f not in FAMILIES]
+        if strangers:
+            raise ValueError(f"unknown families: {', '.join(strangers)}; the grader knows {', '.join(FAMILIES)}")
+        self.apis, self.kernels = expand(self.families, self.apis, self.kernels)
         unknown = sorted(set(self.kernels) - set(self.apis))
         if unknown:
             raise ValueError(f"kernels keys must be listed in apis, these are not: {', '.join(unknown)}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from grader.subset import policy as P
 from grader.subset import torch_objects
 from grader.subset.annotations import Annotations
+from grader.subset.fixes import fix_for
 from grader.subset.names import Names, constant_str
 from grader.subset.policy import Policy, Verdict, _short
 from grader.subset.rules import ForbiddenRules
@@ -47,19 +48,25 @@ class Walker:
         self.out = Found()
         self.annotations = Annotations(self)
         self._bases: set[int] = set()  # nodes judged as part of a longer path: their path is not judged again
+        self._compile_only: set[int] = set()  # decorators that only compile: taken out of the module that runs
         self._allowed_module_values: set[int] = set()  # getattr(module, "literal")'s module
 
     # ------------------------------------------------------------------ recording
 
-    def violation(self, code: ViolationCode, text: str, node: ast.AST) -> None:
+    def violation(self, code: ViolationCode, text: str, node: ast.AST, *, fix: str | None = None,
+                  path: str | None = None, builtin: str | None = None) -> None:
+        """Record what left the subset at ``node``, with how to write it instead (``grader.subset.fixes``)."""
         line, col = getattr(node, "lineno", None), getattr(node, "col_offset", None)
-        v = Violation(code=code, text=text, line=line, column=col)
+        v = Violation(code=code, text=text, fix=fix if fix is not None else fix_for(code, path, builtin), line=line,
+                      column=col)
         if not any(o.code == v.code and o.text == v.text and o.line == v.line for o in self.out.violations):
             self.out.violations.append(v)
 
-    def verdict(self, verdict: Verdict | None, node: ast.AST) -> None:
+    def verdict(self, verdict: Verdict | None, node: ast.AST, *, unused: str | None = None) -> None:
+        """``unused``: the name an import binds, when nothing in the file uses it (then the fix is to remove it)."""
         if verdict is not None:
-            self.violation(verdict.code, verdict.text, node)
+            fix = f"`{unused}` is not used in the file: remove the import" if unused else None
+            self.violation(verdict.code, verdict.text, node, fix=fix, path=verdict.path)
 
     def hit(self, api: str, node: ast.AST, via: str = "") -> None:
         line = getattr(node, "lineno", None)
@@ -70,10 +77,16 @@ class Walker:
     # ------------------------------------------------------------------ traversal
 
     def run(self, tree: ast.Module) -> Found:
+        self._loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self.visit(tree, None)
         return self.out
 
+    def _unused(self, name: str) -> str | None:
+        return None if name in self._loaded else name
+
     def visit(self, node: ast.AST, parent: ast.AST | None) -> None:
+        if id(node) in self._compile_only:
+            return
         handler = getattr(self, f"visit_{type(node).__name__}", None)
         if handler is not None and handler(node, parent) is False:
             return  # the handler visited the children itself
@@ -88,26 +101,27 @@ class Walker:
     def visit_Import(self, node: ast.Import, parent) -> None:
         if self._in_class_body(node):
             self.violation(ViolationCode.IMPORT, "an import in a class body makes the module an attribute of the "
-                                                 "class: import at the top of the file", node)
+                                                 "class", node, fix="import at the top of the file")
         for alias in node.names:
-            self._binds(alias.asname or alias.name.split(".")[0], node)
+            bound = alias.asname or alias.name.split(".")[0]
+            self._binds(bound, node)
             if (api := self.forbidden.match(alias.name)) is not None:
                 self.hit(api, node, "" if P._under(alias.name, api) else alias.name)
-            self.verdict(self.policy.import_verdict(alias.name), node)
+            self.verdict(self.policy.import_verdict(alias.name), node, unused=self._unused(bound))
 
     def visit_ImportFrom(self, node: ast.ImportFrom, parent) -> None:
         if node.level:
-            self.violation(ViolationCode.IMPORT, "a relative import: the submission is one file; import "
-                                                 "modules by their full name", node)
+            self.violation(ViolationCode.IMPORT, "a relative import: the submission is one file", node,
+                           fix="import modules by their full name")
             return
         module = node.module or ""
         if self._in_class_body(node):
             self.violation(ViolationCode.IMPORT, "an import in a class body makes its names attributes of the "
-                                                 "class: import at the top of the file", node)
+                                                 "class", node, fix="import at the top of the file")
         for alias in node.names:
             if alias.name == "*":
-                self.violation(ViolationCode.IMPORT, f"`from {_short(module)} import *`: import the names you use "
-                                                     f"(`from {_short(module)} import name`)", node)
+                self.violation(ViolationCode.IMPORT, f"`from {_short(module)} import *`", node,
+                               fix=f"import the names you use (`from {_short(module)} import name`)")
                 continue
             self._binds(alias.asname or alias.name, node)
             path = f"{module}.{alias.name}"
@@ -115,7 +129,7 @@ class Walker:
                 self.hit(api, node, "" if P._under(path, api) else path)
             verdict = self.policy.import_verdict(module) if self.policy.import_verdict(module) is not None \
                 else self.policy.member_verdict(path)
-            self.verdict(verdict, node)
+            self.verdict(verdict, node, unused=self._unused(alias.asname or alias.name))
 
     def _binds(self, name: str, node: ast.AST) -> None:
         if _dunder(name) and name not in P.DUNDER_ASSIGNABLE:
@@ -133,10 +147,11 @@ class Walker:
             return
         if self.scopes.is_builtin(node):
             if node.id in P.NEVER_BUILTINS and node.id not in self.policy.builtins:
-                self.violation(ViolationCode.BUILTIN, f"the builtin `{node.id}` is not part of the subset", node)
+                self.violation(ViolationCode.BUILTIN, f"the builtin `{node.id}` is not part of the subset", node,
+                               builtin=node.id)
             elif node.id in P.ATTRIBUTE_BUILTINS and not _is_callee(node, parent):
-                self.violation(ViolationCode.ATTRIBUTE_BUILTIN,
-                               f"`{node.id}` used as a value: call it directly, `{node.id}(obj, name, ...)`", node)
+                self.violation(ViolationCode.ATTRIBUTE_BUILTIN, f"`{node.id}` used as a value", node,
+                               fix=f"call it directly, `{node.id}(obj, name, ...)`")
             return
         if id(node) in self._bases:
             return
@@ -193,8 +208,7 @@ class Walker:
     def _value(self, path: str, node: ast.AST, parent) -> None:
         """What may be done with an expression that names ``path``, by where it stands."""
         if _canonical_torch(path) in CHECKED_CALLS and not _is_callee(node, parent):
-            self.violation(ViolationCode.UNSAFE_LOAD, f"`{_short(path)}` used other than called directly: "
-                                                      "write `torch.load(f, weights_only=True)`", node)
+            self.violation(ViolationCode.UNSAFE_LOAD, f"`{_short(path)}` used other than called directly", node)
         if not self._is_module(path, node) or id(node) in self._allowed_module_values:
             return
         if isinstance(parent, ast.Attribute) and parent.value is node or isinstance(parent, ast.Expr):
@@ -202,8 +216,8 @@ class Walker:
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and self._single_alias(parent):
             return
         self.violation(ViolationCode.MODULE_VALUE, f"the module `{_short(path)}` used as a value: a module is only "
-                                                   f"ever `module.name`; import it instead ({_import_hint(path)})",
-                       node)
+                                                   "ever `module.name`", node,
+                       fix=f"import what you use instead ({_import_hint(path)})")
 
     def _is_module(self, path: str, node: ast.AST) -> bool:
         known = self.policy.is_module(path)
@@ -260,8 +274,7 @@ class Walker:
         enum_call = target is not None and P._under(target, "enum") and len(node.args) >= 2 and \
             constant_str(node.args[1]) is None
         if three_arg_type or typing_call or enum_call:
-            self.violation(ViolationCode.DATA_NAMESPACE, "builds a class whose attributes are named by data: "
-                                                         "write a class statement", node)
+            self.violation(ViolationCode.DATA_NAMESPACE, "builds a class whose attributes are named by data", node)
 
     def _load_call(self, node: ast.Call) -> None:
         """``torch.load`` unpickles only tensors and plain containers when ``weights_only`` is True (the default)."""
@@ -272,8 +285,8 @@ class Walker:
                   or (weights_only is not None and not (isinstance(weights_only, ast.Constant)
                                                         and weights_only.value is True)))
         if unsafe:
-            self.violation(ViolationCode.UNSAFE_LOAD, "`torch.load` may unpickle code here: leave `weights_only` "
-                                                      "out or pass `weights_only=True`, and no `pickle_module`", node)
+            self.violation(ViolationCode.UNSAFE_LOAD, "`torch.load` may unpickle code here", node,
+                           fix="leave `weights_only` out or pass `weights_only=True`, and no `pickle_module`")
 
     # ------------------------------------------------------------------ definitions and patterns
 
@@ -282,10 +295,19 @@ class Walker:
         if node.annotation is not None:
             self.annotations.judge(node.annotation)
 
+    def _decorated(self, node) -> None:
+        """``@torch.jit.script`` and the like only compile: not judged, and never run (``compile_only``)."""
+        self._compile_only |= {id(d) for d in compile_only(node, self.names)}
+
+    def visit_ClassDef(self, node: ast.ClassDef, parent) -> None:
+        self._decorated(node)
+
     def visit_FunctionDef(self, node: ast.FunctionDef, parent) -> None:
+        self._decorated(node)
         if node.name in P.NEVER_DEFINED:
             self.violation(ViolationCode.DUNDER, f"defines `{node.name}`: copy and pickle set attributes from the "
-                                                 "state it returns, named by data", node)
+                                                 "state it returns, named by data", node,
+                           fix="remove it: `copy.deepcopy` and `torch.save` work without it")
         if node.returns is not None:
             self.annotations.judge(node.returns)
 
@@ -307,6 +329,20 @@ class Walker:
             self._binds(node.name, node)
 
     visit_MatchStar = visit_MatchAs
+
+
+def compile_only(node, names: Names) -> list[ast.expr]:
+    """The decorators of ``node`` that only compile (``policy.COMPILE_ONLY``, called or not, under any alias)."""
+    return [d for d in node.decorator_list
+            if (path := names.resolve(d.func if isinstance(d, ast.Call) else d)) is not None
+            and _canonical_compile(path) in P.COMPILE_ONLY]
+
+
+def _canonical_compile(path: str) -> str:
+    for name in P.COMPILE_ONLY:
+        if path == name or (path.startswith("torch.") and torch_objects.same(path, name)):
+            return name
+    return path
 
 
 def _dunder(name: str) -> bool:

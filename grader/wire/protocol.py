@@ -29,6 +29,9 @@ import struct
 from collections import OrderedDict
 
 MAGIC = b"GRDR"
+#: A frame between the judge and the sandbox's worker server itself (``grader.sandbox.worker_server``), never
+#: relayed to or from a worker: ``fresh``, ``greet``, ``worker``, ``lost``.
+SERVER_MAGIC = b"GRDS"
 _HEADER = struct.Struct(">4sI")
 FRAME_HEADER_BYTES = _HEADER.size  # MAGIC and the payload length: what precedes a payload
 _JSON_LEN = struct.Struct(">I")
@@ -136,11 +139,12 @@ def _opaque(value) -> dict:
     return {"$object": type(value).__name__, "repr": text[:200]}
 
 
-def encode(message: dict, *, strict: bool = True) -> bytes:
+def encode(message: dict, *, strict: bool = True, magic: bytes = MAGIC) -> bytes:
     """Encode a message (a dict of plain data and tensors) into one frame.
 
     ``strict=False`` (the worker, encoding candidate results) turns non-plain
-    objects into opaque descriptors instead of refusing them.
+    objects into opaque descriptors instead of refusing them. ``magic``: :data:`SERVER_MAGIC` for a frame to
+    or from the worker server itself.
     """
     tensors: dict = {}
     header = _encode_value(message, tensors, 0, strict)
@@ -153,7 +157,7 @@ def encode(message: dict, *, strict: bool = True) -> bytes:
     payload = _JSON_LEN.pack(len(body)) + body + blob
     if len(payload) > MAX_FRAME_BYTES:
         raise ProtocolError(f"message of {len(payload)} bytes exceeds {MAX_FRAME_BYTES}")
-    return _HEADER.pack(MAGIC, len(payload)) + payload
+    return _HEADER.pack(magic, len(payload)) + payload
 
 
 # ---------------------------------------------------------------- decoding
@@ -241,6 +245,26 @@ def read_exactly(read, n: int) -> bytearray:
         view[got:got + len(chunk)] = chunk
         got += len(chunk)
     return buffer
+
+
+def read_header(read) -> tuple[bytes, int]:
+    """A frame's magic and payload length (the 8-byte header), unchecked; EOFError at the end of the stream."""
+    return _HEADER.unpack(read_exactly(read, _HEADER.size))
+
+
+def frame_header(magic: bytes, length: int) -> bytes:
+    return _HEADER.pack(magic, length)
+
+
+def read_server_frame(read, max_bytes: int = 1024 * 1024) -> dict:
+    """A frame of the worker server's (:data:`SERVER_MAGIC`): small, never relayed; a bad one is a
+    :class:`ProtocolError`."""
+    magic, length = read_header(read)
+    if magic != SERVER_MAGIC:
+        raise ProtocolError("expected a frame of the worker server")
+    if length > max_bytes:
+        raise FrameTooLarge(length, max_bytes)
+    return decode(read_exactly(read, length))
 
 
 def read_frame(read, max_bytes: int = MAX_FRAME_BYTES) -> dict:

@@ -64,6 +64,9 @@ class SandboxHello(BaseModel):
     rlimits_applied: list[_Rlimit] = Field(max_length=MAX_ITEMS)
     rlimits_failed: dict[_Rlimit, Literal[LIMIT_REFUSALS]] = Field(max_length=MAX_ITEMS,
                                                                    description="limit name -> why it was not applied")
+    no_exec: bool = Field(description="the no-new-program filter is in force (grader.sandbox.no_exec)")
+    generation: int | None = Field(default=None, ge=1, le=1_000_000,
+                                   description="which worker of the sandbox's worker server this is (1: the first)")
 
 
 def read_hello(message: dict) -> SandboxHello:

@@ -20,11 +20,17 @@ recorded signature (and every exercise's whole set of checks), the same checks l
 timeout, by a NotImplementedError (the untouched stub's), by a sandbox crash, and by a forbidden API
 the record does not hold: each is matched against the full record. A name given to one of them is
 false unless a recorded mutant lost those checks that very way; every one of them should get an
-"outcome" line saying what happened instead. Run: ``.venv/bin/python bench/diagnosis_accuracy.py``.
+"outcome" line saying what happened instead.
+
+And a fifth, graded for real: ``bench/data/wrong_answers/<exercise>/*.diff``, wrong answers written from each
+prompt as a candidate would err (not the held mutants), each saying which recorded mistake it makes
+(``bench/wrong_answers.py``): a name that is not the file's mistake is false (goal 0), and the share that gets its
+true name is printed too. Run: ``.venv/bin/python bench/diagnosis_accuracy.py [--records-only] [--exercise NAME ...]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -35,6 +41,7 @@ from grader.hindsight.diagnosis import nearest  # noqa: E402
 from grader.hindsight.records import Loss, Lost, MistakeRecord, Signature, load_record  # noqa: E402
 from grader.wire.grant import Flavor  # noqa: E402
 from grader.host.validation import all_exercise_names  # noqa: E402
+from wrong_answers import wrong_answers  # noqa: E402
 
 #: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.
 NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT), "NotImplementedError": Lost(how=Loss.ERROR, detail="NotImplementedError"),
@@ -84,7 +91,7 @@ def not_answers(rec: MistakeRecord) -> tuple[int, int, int, int, list[str]]:
     return n, false, right, before, lines
 
 
-def main() -> None:
+def records_only() -> None:
     held = held_self = held_alone = 0
     every = every_self = 0
     out_n = out_named = out_tied = 0
@@ -138,6 +145,17 @@ def main() -> None:
           f"{corpus_before}/{corpus_n} named")
     print(f"misdiagnosed_held_out={out_named / max(out_n, 1):.3f} misdiagnosed_leave_one_out={loo_named / max(loo_n, 1):.3f} "
           f"false_looks_like_not_answers={corpus_false / max(corpus_n, 1):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records-only", action="store_true", help="no grading: the four figures from the records")
+    parser.add_argument("--exercise", action="append", default=[], help="grade only this exercise's wrong answers")
+    args = parser.parse_args()
+    if not args.exercise:
+        records_only()
+    if not args.records_only:
+        wrong_answers(args.exercise)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ sys.path.remove(str(EX.checks_dir))
 #: least these, as its description says.
 EXPECTED = {
     "reference": set(), "query_and_key_tiles": set(), "blockwise_softmax_merged_by_logsumexp": set(),
+    "split_blocks_state_tuple": set(),
     "no_rescale_of_running_sums": {"matches", "rising", "+"},
     "causal_mask_off_by_one": {"causal", "+"},
     "returns_float32": {"half"},

@@ -26,6 +26,7 @@ MIN_OVERLAP = 0.4  # as checks/_h2d_overlap_helpers.py
 #: The rules each file breaks on the model (exactly), as its description says.
 EXPECTED = {
     "reference": set(), "every_copy_up_front": set(), "wait_stream_and_keep_references": set(),
+    "two_lanes_alternating": set(),
     "copies_on_the_callers_stream": {"overlap"},
     "fn_reads_before_the_copy_finished": {"complete"},
     "fn_on_the_copy_stream": {"stream", "overlap"},

@@ -16,7 +16,8 @@ import pytest
 from grader.batch.charts import histogram, pass_rates
 from grader.batch.model import Row, RowStatus, flags_for
 from grader.batch.panel import render_panel
-from grader.reports.model import CheckResult, Finding, FindingKind, ForbiddenHit, Report, Status, Visibility
+from grader.reports.model import (CheckResult, Finding, FindingKind, ForbiddenHit, LoadError, Report, Status, Violation,
+                                  ViolationCode, Visibility)
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
@@ -362,6 +363,36 @@ def test_the_untouched_stub_is_a_row_of_its_own_left_out_of_the_charts():
     assert Page(html).table["zed"][0]["text"] == "untouched stub · scored 0 the exercise's stub, unchanged"
     assert Page(html).bar_counts() == Page(render_panel(rows, pairs, exercises=EXERCISES)).bar_counts()
     assert "4 graded · out of 10 points · not counted below: 1 not graded (rerun), 1 untouched stub (scored 0)" in html
+
+
+def _not_run(row: Row, **update) -> Row:
+    """``row`` whose file never ran: every check an error, not run, and ``update`` on its report."""
+    checks = [c.model_copy(update={"status": Status.ERROR, "score": 0, "not_run": True}) for c in row.report.checks]
+    report = row.report.model_copy(update={"checks": checks, "score": 0, **update})
+    return Row(row.candidate, row.exercise, RowStatus.GRADED, 0, report.max_score, report=report,
+               flags=flags_for(report))
+
+
+def test_a_file_refused_by_the_subset_shows_its_first_reason_and_no_crash():
+    violations = [Violation(code=ViolationCode.IMPORT, text="the module `hashlib` is not part of this exercise's "
+                            "subset", line=3), Violation(code=ViolationCode.BUILTIN, text="`eval` is not allowed", line=9)]
+    row = _not_run(graded("ivan", "attention", [P, P, P]), violations=violations, load_error=LoadError(
+        found="subset", summary="the file leaves its exercise's language subset (2 violations, the first at line 3): "
+                                "it was not run", line=3))
+    [cell] = Page(render_panel([row], [], exercises=EXERCISES)).table["ivan"][:1]
+    assert cell["text"].startswith("0/10 line 3: the module `hashlib` is not part of this exercise's subset (+1 more)")
+    assert "outside the subset" in cell["text"] and "crash" not in cell["text"]
+
+
+def test_a_file_that_does_not_import_says_what_it_raised_and_where_not_crash():
+    row = _not_run(graded("judy", "attention", [P, P, P]), load_error=LoadError(
+        found="sandbox", summary="RuntimeError: CUDA is not available", line=10, raised="RuntimeError"))
+    [cell] = Page(render_panel([row], [], exercises=EXERCISES)).table["judy"][:1]
+    assert cell["text"] == "0/10 does not import: RuntimeError at line 10"
+    hung = _not_run(graded("kim", "attention", [P, P, P]), load_error=LoadError(
+        found="sandbox", summary="it never finished importing (it ran past 20 s of CPU)"))
+    [cell] = Page(render_panel([hung], [], exercises=EXERCISES)).table["kim"][:1]
+    assert cell["text"] == "0/10 does not import: it never finished importing (it ran past 20 s of CPU)"
 
 
 def test_a_collected_files_provenance_is_a_flag_on_its_cell():

@@ -510,3 +510,42 @@ def test_a_candidates_scorecard_reads_on_a_phone_without_sideways_scrolling(brow
         assert all(url.startswith(("file:", "data:")) for url in v.requests)
     finally:
         v.context.close()
+
+
+IMPORT_RAISES = '''"""A toy answer whose module raises while it is imported (line 10)."""
+
+import torch
+
+
+def scale(x, factor):
+    return x * factor
+
+
+raise RuntimeError("this module needs a GPU")
+'''
+
+
+def test_a_refused_file_and_one_that_does_not_import_say_why_in_their_rows(browser, tmp_path):
+    """Graded for real (the toy, local sandbox): the subset's first reason and the import's exception and line are
+    in the row, not a bare "crash"."""
+    from grader.host.grading import grade
+
+    toy = Path(__file__).parent / "fixtures" / "toy"
+    broken = tmp_path / "toy.py"
+    broken.write_text(IMPORT_RAISES)
+    reports = {"ivan": grade(toy, Path(__file__).parent / "fixtures" / "golden_submissions" / "toy_outside_subset.py",
+                             sandbox="local"), "judy": grade(toy, broken, sandbox="local")}
+    rows = [Row(name, "toy", RowStatus.GRADED, r.score, r.max_score, report=r, flags=flags_for(r))
+            for name, r in reports.items()]
+    (tmp_path / "index.html").write_text(render_panel(rows, [], exercises={"toy": "Toy"}), "utf-8")
+    v = Visit(browser, 1400)
+    try:
+        v.page.goto((tmp_path / "index.html").as_uri())
+        refused = v.row("ivan").locator("td").first.inner_text()
+        first = reports["ivan"].violations[0]
+        assert f"line {first.line}: {first.text}" in refused and "outside the subset" in refused
+        assert "crash" not in refused
+        imports = v.row("judy").locator("td").first.inner_text()
+        assert "does not import: RuntimeError at line 10" in imports and "crash" not in imports
+    finally:
+        v.context.close()

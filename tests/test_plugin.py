@@ -159,7 +159,9 @@ def test_raises(sandbox):
 ''')
     wrong, raises = events["result"]
     assert wrong["status"] == "failed" and wrong["message"].startswith("expected 3")
-    assert raises["status"] == "error" and raises["message"] == "your code raised ValueError: factor must be finite, got inf"
+    assert raises["status"] == "error" and raises["message"] == (
+        'your code raised ValueError at line 6 (`raise ValueError(f"factor must be finite, got {factor}")`): '
+        "factor must be finite, got inf")
     assert raises["raised"] == "ValueError" and wrong["raised"] is None  # what diagnosis compares, as a field
     assert 'raise ValueError(f"factor must be finite' in raises["details"]  # the candidate's own line
 

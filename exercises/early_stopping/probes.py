@@ -316,6 +316,7 @@ def es_files():
     old_cwd, old_tempdir = os.getcwd(), tempfile.tempdir
     old_env = {key: os.environ.get(key) for key in redirected}
     opened: list[str] = []
+    failure = None
     try:
         os.chdir(private)
         for key in redirected:
@@ -325,7 +326,10 @@ def es_files():
         if watched_writer is not None:
             torch.serialization._open_zipfile_writer_file = watched_writer
         _AUDIT_LOG = opened
-        _drive()
+        try:
+            _drive()
+        except Exception as e:  # the candidate's; what it wrote before raising is still reported below
+            failure = e
     finally:
         _AUDIT_LOG = None
         torch.save = torch.serialization.save = original_save
@@ -346,6 +350,8 @@ def es_files():
                 new += n
                 changed += c
         shutil.rmtree(private, ignore_errors=True)
+    if failure is not None and not (new or changed or opened or saved):
+        raise failure  # nothing written to show: the candidate's exception is the answer
     return {
         "watched": places,
         "new": sorted(set(new)),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from grader.batch.model import Row, RowStatus
 from grader.batch.similarity_page import pair_anchors
-from grader.reports.model import FINDING_LABELS
+from grader.reports.model import FINDING_LABELS, Report
 from grader.reports.headline import fmt_points, not_counted_lines
 
 #: The word a cell shows for each status that is not a plain score.
@@ -94,6 +94,11 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
                 out.append(Flag("published", FLAG_LABELS[kind], "see the similarity report", "similarity.html"))
             continue
         title = ""
+        load_error = report.load_error if report is not None else None
+        if kind == "error" and load_error is not None and load_error.found in ("sandbox", "subset"):
+            if load_error.found == "sandbox":  # no check crashed: the file never imported
+                out.append(Flag(kind, load_error.headline, load_error.summary))
+            continue  # refused by the subset: nothing ran, its flag and reason say why
         if kind == "forbidden" and report is not None:
             title = "; ".join(f"{h.api} ({h.how}, {h.where})" for h in report.forbidden)
         elif kind == "subset" and report is not None:
@@ -129,6 +134,15 @@ def _flags(row: Row, similar: Similar) -> list[Flag]:
     return out
 
 
+def first_violation(report: Report) -> str:
+    """``line 3: the module `os` is not part of ... (+1 more)``: why the subset refused the file, shown in its row
+    (every violation is on the scorecard and in the subset flag's title); empty when it did not."""
+    if not report.violations:
+        return ""
+    first, more = report.violations[0], len(report.violations) - 1
+    return f"{first.where}: {first.text}" + (f" (+{more} more)" if more else "")
+
+
 def cell(row: Row | None, similar: Similar, max_score: float | None) -> Cell:
     """The cell for one (candidate, exercise); ``row`` is None when the batch has no row for it."""
     if row is None:
@@ -136,7 +150,8 @@ def cell(row: Row | None, similar: Similar, max_score: float | None) -> Cell:
     flags = _flags(row, similar)
     if row.status is RowStatus.GRADED and row.score is not None:
         text = f"{fmt_points(row.score)}/{fmt_points(row.max_score or max_score or 0)}"
-        return Cell("graded", text, repr(float(row.score)), row.scorecard, row.reason, False, flags)
+        refused = first_violation(row.report) if row.report is not None else ""
+        return Cell("graded", text, repr(float(row.score)), row.scorecard, refused or row.reason, bool(refused), flags)
     scored = row.status.scored and row.score is not None
     text = WORDS.get(row.status, row.status.value) + (" · scored 0" if scored and row.score == 0 else "")
     return Cell(row.status.value, text, repr(float(row.score)) if scored else "", row.scorecard,

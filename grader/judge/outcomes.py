@@ -10,12 +10,15 @@ raised is **check_error**, the grader's bug, never the candidate's failure ("not
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pytest
 
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
 from grader.backends.client import SandboxStartError
+from grader.reports.tracebacks import last_candidate_line
 from grader.untrusted import without_ansi
 
 
@@ -47,7 +50,19 @@ def is_assertion(exc: BaseException | None) -> bool:
     return isinstance(exc, (AssertionError, pytest.fail.Exception))
 
 
-def classify(result: CheckResult, excinfo, report) -> None:
+def raised_where(line: int | None, source_lines: Sequence[str]) -> str:
+    """`` at line 14 (`assert smoothing < 1.0`)``: where in the submission an exception was raised, quoting the line
+    from the judge's own read of the file (never the sandbox's traceback text); empty when no frame was the file's."""
+    if line is None:
+        return ""
+    text = source_lines[line - 1].strip() if 0 < line <= len(source_lines) else ""
+    quoted = f" (`{text[:117] + '...' if len(text) > 120 else text}`)" if text and "`" not in text else ""
+    return f" at line {line}{quoted}"
+
+
+def classify(result: CheckResult, excinfo, report, source_lines: Sequence[str] = ()) -> None:
+    """Set ``result``'s status, message and details from what ended the check; ``source_lines`` are the submission's
+    lines as the judge read them, to quote the line an exception of the candidate's was raised at."""
     exc = root(excinfo.value) if excinfo is not None else None
     if isinstance(exc, (CandidateError, SandboxFailure)) and exc.during_import:
         # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
@@ -61,8 +76,11 @@ def classify(result: CheckResult, excinfo, report) -> None:
         if isinstance(exc, SandboxCrash):
             result.message += " (exit codes and printed text never count)"
     elif isinstance(exc, CandidateError):
-        result.status = Status.ERROR
-        result.message = f"your code raised {exc.type_name}" + (f": {exc.message}" if exc.message else "")
+        # An exception the check did not expect (one it expects is ``candidate_raises``'s assertion): the rule's
+        # hint is about an answer that never came, so the scorecard says what raised and where instead.
+        result.status, result.hint = Status.ERROR, None
+        where = raised_where(last_candidate_line(exc.traceback), source_lines)
+        result.message = f"your code raised {exc.type_name}{where}" + (f": {exc.message}" if exc.message else "")
         result.details = exc.traceback
         # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
         result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"

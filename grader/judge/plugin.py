@@ -149,6 +149,11 @@ class GraderPlugin:
         self.config = config
         self.request = request
         self.exercise = _infer_exercise(config, request)
+        # Read (never run) by the judge: to quote the line a candidate's exception was raised at.
+        try:
+            self.source_lines = Path(request.submission).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            self.source_lines = []
         importable(self.exercise.checks_dir, self.exercise.shared)
         self.replies = None
         self.events_path = request.events
@@ -322,7 +327,7 @@ class GraderPlugin:
             result.message = _skip_reason(report)
             result.skipped_for = state.get("skipped_for")
         elif report.failed:
-            classify(result, excinfo, report)
+            classify(result, excinfo, report, self.source_lines)
             exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
                 self._infra(str(exc))
@@ -342,10 +347,11 @@ class GraderPlugin:
             return
         tb = without_ansi(exc.traceback)
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
+        raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
         if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
-            summary, tb = "the sandbox's subset guard refused a name while the file was imported", ""
+            summary, tb, raised = "the sandbox's subset guard refused a name while the file was imported", "", None
         self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
-                                    traceback=candidate_traceback(tb), check=check)
+                                    raised=raised, traceback=candidate_traceback(tb), check=check)
         self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):

@@ -177,10 +177,20 @@ class LoadError(_Model):
     found: Literal["source", "sandbox", "stub", "subset"]
     summary: str = Field(description="the exception, e.g. \"SyntaxError: '(' was never closed\"")
     line: int | None = Field(default=None, description="the line of the submission the error points at, where known")
+    raised: str | None = Field(default=None, description="sandbox: the class name of the exception importing raised "
+                                                         "(None: the import crashed the sandbox or never finished)")
     traceback: str = Field(default="", description="the candidate's frames of the import traceback")
     check: str | None = Field(default=None, description="the check whose first call imported the file (sandbox "
                                                         "only); when it is hidden, a candidate's copy withholds "
                                                         "the text, which could hold that check's inputs")
+
+    @property
+    def headline(self) -> str:
+        """``does not import: RuntimeError at line 10``: a table cell's words (the summary is the whole story)."""
+        if self.found != "sandbox":
+            return self.summary
+        what = self.raised or self.summary
+        return f"does not import: {what}" + (f" at line {self.line}" if self.line is not None else "")
 
 
 class Environment(_Model):

@@ -113,10 +113,10 @@ def test_layers_without_bias(sandbox):
     """Layers built with bias=False get their weights initialised, without error"""
     preset = sentinel_values(BIAS_FREE_LINEARS, BIAS_FREE_CONVS, bias=False)
     state = _applied(sandbox, preset=preset, bias_free=True)
-    _check_bounds(state, BIAS_FREE_LINEARS)
-    for name, shape in BIAS_FREE_CONVS.items():
+    # Initialised or not, only: which values is the Xavier and Kaiming checks' rule.
+    for name, shape in {**BIAS_FREE_LINEARS, **BIAS_FREE_CONVS}.items():
         if bool((weight(state, name, shape) == SENTINEL).any()):
-            raise AssertionError(f"the weight of a bias-free conv layer ({name}) was not initialised")
+            raise AssertionError(f"the weight of a bias-free layer ({name}) was not initialised")
 
 
 # -------------------------------------------------------------------- others
@@ -154,13 +154,10 @@ def test_initialize_reaches_nested_modules(sandbox):
     state = state_of(result)
     if result["returned_model"] is not True:
         raise AssertionError("initialize(model, seed) must return the model it was given (the same object)")
-    _check_bounds(state, {**LINEARS, **NESTED_LINEARS})
+    # Reached or not, only: which values a reached layer gets is the Xavier, Kaiming and bias checks' rule.
     for name, shape in {**NESTED_LINEARS, **NESTED_CONVS}.items():
         if bool((weight(state, name, shape) == SENTINEL).any()):
             raise AssertionError(f"{name}, nested two containers deep, was not initialised by initialize()")
-        bias = expect_tensor(state.get(f"{name}.bias"), shape=(shape[0],), dtype=torch.float32, name=f"{name}.bias")
-        if bool((bias != 0).any()):
-            raise AssertionError(f"{name}.bias, nested two containers deep, must be zero after initialize()")
 
 
 @pytest.mark.points(2)

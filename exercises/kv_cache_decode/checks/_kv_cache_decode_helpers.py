@@ -143,7 +143,9 @@ class SampleCase:
 def sample_cases(draw, *, ties: bool = False) -> SampleCase:
     return SampleCase(
         batch=draw(st.integers(1, 16)),
-        vocab=draw(st.integers(2, 8)) if ties else draw(st.integers(2, 24)),
+        # Ties: short rows and rows past 16 tokens, where torch's CPU sort stops being an insertion sort and an
+        # unstable sort (stable=False, the default) reorders equal probabilities.
+        vocab=draw(st.integers(2, 8) | st.integers(17, 24)) if ties else draw(st.integers(2, 24)),
         top_p=draw(st.sampled_from((0.01, 0.1, 0.25, 0.5, 0.7, 0.9, 0.95, 1.0))
                    | st.floats(0.01, 1.0).map(lambda x: round(x, 3))),
         temperature=draw(st.sampled_from(TEMPERATURES)),
@@ -202,6 +204,11 @@ SHARPENED = SampleCase(batch=16, vocab=12, top_p=0.6, temperature=0.5, seed=6, g
 WIDE = SampleCase(batch=16, vocab=24, top_p=0.9, temperature=None, seed=7, generator_seed=2)
 #: Exact ties across the boundary: four equal logits and top_p 0.4 keep tokens 0 and 1 (0.25 + 0.25 >= 0.4).
 FLAT = SampleCase(batch=16, vocab=4, top_p=0.4, temperature=None, seed=0, generator_seed=3, spread=0)
+#: The same past 16 tokens, where torch's unstable CPU sort puts equal values out of index order: twenty equal
+#: logits and top_p 0.1 keep tokens 0, 1 and 2 (the third crosses 0.1 within the margin).
+FLAT_WIDE = SampleCase(batch=16, vocab=20, top_p=0.1, temperature=None, seed=0, generator_seed=4, spread=0)
+#: Five logit values over 20 tokens: ties in every rank, the nucleus boundary inside a tie on most rows.
+TIED_WIDE = SampleCase(batch=16, vocab=20, top_p=0.5, temperature=None, seed=8, generator_seed=5, spread=2)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ from hypothesis import example, given
 from _kv_cache_decode_helpers import (
     DECODE,
     FLAT,
+    FLAT_WIDE,
     FREQUENCY_CASES,
     FROM_CACHE,
     GREEDY,
     SHARPENED,
     SIGMAS,
     SINGLE_HEAD,
+    TIED_WIDE,
     WIDE,
     SampleCase,
     attention_row,
@@ -141,6 +143,8 @@ def test_samples_stay_in_the_nucleus(sandbox, case):
 @pytest.mark.points(1)
 @given(case=sample_cases(ties=True))
 @example(case=FLAT)
+@example(case=FLAT_WIDE)
+@example(case=TIED_WIDE)
 def test_ties_rank_lower_index_first(sandbox, case):
     """Equal probabilities rank by lower token index first when the nucleus splits them"""
     logits, result = _sample(sandbox, case)

@@ -57,7 +57,9 @@ def test_ray_never_puts_two_gpu_gradings_on_one_gpu(monkeypatch):
                       started_at=f"{start}:{time.time()}", environment=Environment(gpus=str(job.gpus) if job.gpus else None))
 
     with tempfile.TemporaryDirectory() as home, contextlib.chdir(home):
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+        # "local": a Ray of its own, never one another process on this machine started (a test beside it)
+        ray.init(address="local", num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False,
+                 _node_ip_address="127.0.0.1")
     try:
         engine = RayEngine(4, grade=fake_grade)
         futures = [engine.submit(_job(n), num_gpus=1) for n in range(4)]

@@ -162,11 +162,15 @@ def _specific(name, outcome: Outcome):
         assert re.search(r"/sandbox/submission/fill: (OSError|PermissionError)", out), out
         assert re.search(r"\n/fill: (OSError|PermissionError)", "\n" + out), out
     elif name in ("infinite_loop.py", "sleep.py"):
-        assert all("deadline" in m for m in outcome.messages), outcome.messages
+        # Each call ran past its deadline, or (on a busy machine, once the timed-out calls had taken the grading's
+        # hang allowance) was not tried: how many of each depends on the load, that every one is one does not.
+        ran = [m for m in outcome.messages if not m.startswith("not tried: ")]
+        assert ran and all("deadline" in m for m in ran), outcome.messages
+        assert all("allows them" in m for m in outcome.messages if m not in ran), outcome.messages
         # Which clock ended each call, charged to the sandbox: its CPU budget (or, on a machine that gave it under
         # an eighth of its share, the hard limit), or, asleep, the wall-clock ceiling.
         clocks = ("CPU-seconds (", "the hard limit of") if name == "infinite_loop.py" else ("the wall-clock ceiling of",)
-        assert all(any(clock in m for clock in clocks) for m in outcome.messages), outcome.messages
+        assert all(any(clock in m for clock in clocks) for m in ran), outcome.messages
     elif name == "proc_fd_flood.py":  # PID 1's descriptors refused (runc), or each write the call's own failure
         wrote = [l for l in outcome.output.splitlines() if l.startswith("WROTE=")]
         assert (wrote and all(l == "WROTE=" for l in wrote) and not any(outcome.messages)) or all(

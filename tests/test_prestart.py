@@ -185,8 +185,8 @@ def test_a_grading_stopped_before_its_judge_ends_removes_its_prestarted_sandbox(
 
     taken = []
 
-    def interrupted(*args, prestarted=None, **kwargs):
-        taken.append(prestarted)
+    def interrupted(exercise, asked, **kwargs):
+        taken.append(asked.prestarted)
         raise KeyboardInterrupt  # Ctrl-C while the judge runs
 
     monkeypatch.setattr(grading, "run_checks", interrupted)

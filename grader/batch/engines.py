@@ -87,7 +87,8 @@ class RayEngine:
                 if address:
                     _connect(ray, address)
                 else:
-                    ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+                    # "local": a Ray of its own, never one another program on this machine happens to run
+                    ray.init(address="local", num_cpus=jobs, include_dashboard=False, log_to_driver=False)
         self.task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(
             _on_the_tasks_gpus(grade))
 

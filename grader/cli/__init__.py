@@ -108,9 +108,11 @@ class LazyGrader(GraderGroup):
     """The group whose commands are :data:`COMMANDS`, each imported on first use (click's lazy-group pattern)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted({*COMMANDS, *self.commands})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands:  # one added to the group itself (add_command)
+            return self.commands[name]
         if name not in COMMANDS:
             return None
         module, _, attr = COMMANDS[name].partition(":")

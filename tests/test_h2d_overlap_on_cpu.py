@@ -30,6 +30,7 @@ EXPECTED = {
     "copies_on_the_callers_stream": {"overlap"},
     "fn_reads_before_the_copy_finished": {"complete"},
     "fn_on_the_copy_stream": {"stream", "overlap"},
+    "forges_its_instruments": {"stream", "overlap"},  # fn_on_the_copy_stream, with a forged log that nothing reads
     "drops_the_last_batch": {"returns"},
     "outputs_moved_to_the_host": {"returns"},
     "first_batch_not_awaited": {"complete"},

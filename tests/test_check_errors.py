@@ -74,9 +74,9 @@ def test_a_check_that_raises_on_a_wrong_answer_only_counts_as_that_answers_failu
 def test_a_check_that_raises_on_the_reference_too_makes_the_grading_not_graded_naming_it(broken):
     by_name = {c.name: c for c in broken.checks}
     assert not broken.graded and broken.score == broken.max_score == 0
-    assert broken.not_graded_reason.startswith(CHECK_ERROR_REASON)
+    assert broken.not_graded_reason == CHECK_ERROR_REASON  # anyone's; which check and what it raised: the panel's
     assert "test_broken_check.py::test_reads_a_key_it_never_gets: the check's own code raised KeyError" in \
-        broken.not_graded_reason
+        broken.not_graded_detail
     assert [c.name for c in broken.check_errors] == ["Reads a key it never gets"]
     assert by_name["Doubles a vector"].status is Status.FAILED and by_name["Doubles a vector"].check_error
     assert by_name["Scales a small tensor"].status is Status.FAILED  # the other check's own outcome stays
@@ -95,7 +95,8 @@ def test_every_format_says_the_check_broke_not_the_submission(broken):
     candidate = for_audience(broken, "candidate")
     [check] = [c for c in candidate.checks if c.status is Status.CHECK_ERROR]
     assert check.message == CHECK_ERROR_MESSAGE and check.details == ""  # the judge's traceback is not theirs
-    assert candidate.not_graded_reason == CHECK_ERROR_REASON  # the first line only: no check id, no exception
+    assert candidate.not_graded_reason == CHECK_ERROR_REASON and candidate.not_graded_detail is None  # no id, no error
+    assert broken.not_graded_detail and broken.check_errors[0].id in broken.not_graded_detail  # the panel's
 
 
 def test_validate_fails_the_exercise_naming_the_check_and_counts_no_catch():

@@ -58,13 +58,25 @@ def test_candidate_copy_withholds_hidden_details_and_ids_and_panel_copy_is_untou
     assert report.checks[0].message == "expected 5, got 4"  # the original is not changed
 
 
-def test_a_candidate_copy_is_final_and_keeps_only_the_first_line_of_a_not_graded_reason():
-    report = Report(exercise="x", graded=False,
-                    not_graded_reason="the judge ended without an outcome for check 2 of 3\n"
-                                      "test_m.py::test_rows[918273]\njudge log (end):\nE  assert 918273 == 4")
+def test_a_candidate_copy_is_final_and_keeps_the_reason_not_its_panel_detail():
+    report = Report(exercise="x", graded=False, not_graded_reason="the judge ended without an outcome for check 2 of 3",
+                    not_graded_detail="test_m.py::test_rows[918273]\njudge log (end):\nE  assert 918273 == 4")
     copy = for_audience(report, "candidate")
     assert copy.not_graded_reason == "the judge ended without an outcome for check 2 of 3"
+    assert copy.not_graded_detail is None and "918273" not in copy.to_json()
     assert for_audience(copy, "candidate") is copy  # redacting again changes nothing (details stay as they are)
+
+
+def test_a_stored_reason_of_several_lines_is_read_as_reason_and_detail():
+    """Reports stored before the detail had its own field kept the panel's part below the reason's first line:
+    read, the first line is the reason and the rest its detail, so a candidate's copy of one never shows it."""
+    stored = Report(exercise="x", graded=False).model_dump(mode="json")
+    stored.pop("not_graded_detail")
+    stored["not_graded_reason"] = "a check of this exercise raised an error\ntest_m.py::test_rows[918273]: KeyError"
+    report = Report.model_validate(stored)
+    assert report.not_graded_reason == "a check of this exercise raised an error"
+    assert report.not_graded_detail == "test_m.py::test_rows[918273]: KeyError"
+    assert "918273" not in for_audience(report, "candidate").to_json()
 
 
 def test_split_check_id_finds_the_parameters_after_the_function():

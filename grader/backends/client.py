@@ -128,7 +128,7 @@ class Sandbox:
             deadline = self._clock() + self.start_timeout_s
             hello = protocol.read_frame(lambda n: transport.read(n, deadline), self.max_frame_bytes)
             if hello.get("type") == protocol.Kind.FATAL:
-                raise SandboxStartError(f"the sandbox worker failed to start:\n{hello.get('message')}")
+                raise SandboxStartError("the sandbox worker failed to start", detail=str(hello.get("message"))[-4000:])
             if hello.get("type") != protocol.Kind.HELLO:  # the sandbox's words are not repeated: it chose them
                 raise protocol.ProtocolError("the worker's first message was not its hello")
             return Worker(transport, read_hello(hello), _meter_of(transport))
@@ -176,7 +176,7 @@ class Sandbox:
             worker = first.result() if first is not None else (
                 self._spare() or (self._boot_spare() if self.starts else self._boot_first()))
         except BaseException as e:
-            raise SandboxStartError(_describe_start_error(e)) from e
+            raise SandboxStartError(_describe_start_error(e), getattr(e, "detail", None)) from e
         self._worker, self.hello = worker, worker.hello
         self.starts += 1
         for warning in deadline_warnings(worker.meter):
@@ -361,7 +361,12 @@ def _close_worker(worker: Worker) -> None:
 
 
 class SandboxStartError(Exception):
-    """The sandbox could not be started or did not greet: infrastructure, so the grading is not graded."""
+    """The sandbox could not be started or did not greet: infrastructure, so the grading is not graded. ``detail``:
+    the panel's (what the sandbox itself wrote), never part of the message."""
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
 
 
 def _describe_start_error(error: BaseException) -> str:

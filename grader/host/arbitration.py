@@ -93,9 +93,9 @@ def settle(report: Report, ex: Exercise, reference: Path | None, asked: GradingR
         if not report.check_errors:
             score, max_score = total(report.checks)
             return report.model_copy(update={"score": score, "max_score": max_score})
-    reason = (CHECK_ERROR_REASON if shared is not None else UNSETTLED) + "".join(
-        f"\n{c.id}: {c.message}" for c in report.check_errors)
-    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0})
+    detail = "\n".join(f"{c.id}: {c.message}" for c in report.check_errors)  # the panel's: ids and what they raised
+    return report.model_copy(update={"graded": False, "not_graded_reason": CHECK_ERROR_REASON if shared is not None
+                                     else UNSETTLED, "not_graded_detail": detail, "score": 0.0, "max_score": 0.0})
 
 
 def _counted(check: CheckResult) -> CheckResult:

@@ -104,7 +104,7 @@ def collect_checks(ex: Exercise) -> list[CheckSpec]:
     if run.timed_out:
         raise CollectionFailed(f"collecting took longer than {COLLECT_TIMEOUT_S:g} s")
     if run.infra is not None:
-        raise CollectionFailed(run.infra.strip().splitlines()[0][:300])
+        raise CollectionFailed(run.infra[:300])
     if not run.collected:
         tail = run.log_tail.strip().splitlines()[-1:]
         raise CollectionFailed("the judge collected nothing" + (f": {tail[0][:300]}" if tail else ""))

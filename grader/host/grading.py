@@ -27,7 +27,7 @@ from grader.host.source_check import audit_submission
 from grader.subset.audit import SourceAudit, parse_only
 from grader.host.runner import JudgeRun, grading_request, run_checks
 from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
-                                  split_check_id, total)
+                                  one_line_reason, split_check_id, total)
 from grader.reports.warning import ReportWarning, WarningCode
 from grader.backends.choice import SandboxChoice, choose_sandbox
 from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
@@ -327,21 +327,21 @@ def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit, *, re
     report = report.model_copy(update={"environment": env.model_copy(update=found), "warnings": warnings})
 
     if run.infra is not None:
-        return _not_graded(report, run.infra)
+        return _not_graded(report, run.infra, run.infra_detail)
     if not run.collected:
         if run.timed_out:  # no check had begun: nothing of the candidate's was judged, the machine was slow
             return _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before "
-                                       "the judge had collected its checks (a busy machine?): rerun" + _log_hint(run))
-        return _not_graded(report, "the judge collected no checks" + _log_hint(run))
+                                       "the judge had collected its checks (a busy machine?): rerun", _log_hint(run))
+        return _not_graded(report, "the judge collected no checks", _log_hint(run))
     if remember:
         _remember_checks(ex, run.collected)
     checks = []
     for n, spec in enumerate(run.collected, 1):
         result = run.results.get(spec.id)
         if result is None:
-            if not run.timed_out:  # the first line is for anyone; the check's id and the log are for the panel
-                return _not_graded(report, f"the judge ended without an outcome for check {n} of "
-                                           f"{len(run.collected)}\n{spec.id}" + _log_hint(run))
+            if not run.timed_out:  # the reason is for anyone; the check's id and the log are for the panel
+                return _not_graded(report, f"the judge ended without an outcome for check {n} of {len(run.collected)}",
+                                   "\n".join(filter(None, (spec.id, _log_hint(run)))))
             result = CheckResult(id=spec.id, name=spec.name, status=Status.TIMEOUT, score=0.0,
                                  max_score=spec.points, visibility=spec.visibility,
                                  message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
@@ -363,14 +363,14 @@ def _remember_checks(ex: Exercise, specs) -> None:
         pass  # a read-only data folder costs a later answer a collection, never this grading
 
 
-def _not_graded(report: Report, reason: str) -> Report:
-    """``report`` not graded, for ``reason``: no score, no checks. A new report; ``report`` itself is left as it is."""
-    return report.model_copy(update={"graded": False, "not_graded_reason": reason, "score": 0.0, "max_score": 0.0,
-                                     "checks": []})
+def _not_graded(report: Report, reason: str, detail: str | None = None) -> Report:
+    """``report`` not graded, for ``reason`` (one line, anyone's) and ``detail`` (the panel's): no score, no checks.
+    A new report; ``report`` itself is left as it is."""
+    said = one_line_reason({"not_graded_reason": reason, "not_graded_detail": detail})  # an exception's own lines
+    return report.model_copy(update={**said, "graded": False, "score": 0.0, "max_score": 0.0, "checks": []})
 
 
-def _log_hint(run: JudgeRun) -> str:
-    """The judge log's last lines, below the reason: a candidate's copy keeps only the reason's first line
-    (``redact.reason_line``), since the log may quote a hidden check."""
-    tail = [line[:300] for line in run.log_tail.strip().splitlines()[-5:]]  # the panel's, capped
-    return ("\njudge log (end):\n" + "\n".join(tail)) if tail else ""
+def _log_hint(run: JudgeRun) -> str | None:
+    """The judge log's last lines: the panel's detail (the log may quote a hidden check), capped."""
+    tail = [line[:300] for line in run.log_tail.strip().splitlines()[-5:]]
+    return ("judge log (end):\n" + "\n".join(tail)) if tail else None

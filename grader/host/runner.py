@@ -39,7 +39,8 @@ EVENT_POLL_S = 0.2
 class JudgeRun:
     collected: list[CheckSpec] = field(default_factory=list)
     results: dict[str, CheckResult] = field(default_factory=dict)
-    infra: str | None = None
+    infra: str | None = None  # why the judge could not grade, one line
+    infra_detail: str | None = None  # the panel's detail of it
     sandbox: SandboxSummary | None = None  # None: the judge opened no sandbox (or ended before saying)
     timed_out: bool = False
     log_tail: str = ""
@@ -165,8 +166,8 @@ def _read_events(path: Path, run: JudgeRun) -> None:
             run.results[event.result.id] = event.result
         elif isinstance(event, LoadFailed):
             run.load_error = run.load_error or event.error
-        elif isinstance(event, Infra):
-            run.infra = run.infra or event.reason
+        elif isinstance(event, Infra) and run.infra is None:
+            run.infra, run.infra_detail = event.reason, event.detail
         elif isinstance(event, SandboxUsed):
             run.sandbox = event.summary
 

@@ -212,17 +212,17 @@ class GraderPlugin:
             with open(self.events_path, "a", encoding="utf-8") as f:
                 f.write(event_line(event))
 
-    def _infra(self, reason: str) -> None:
+    def _infra(self, reason: str, detail: str | None = None) -> None:
         if self.infra is None:
             self.infra = reason
-            self._emit(Infra(reason))
+            self._emit(Infra(reason, detail))
 
     # ------------------------------------------------------------ collection
 
     def pytest_collectreport(self, report):
         if report.failed:  # the first line is the reason; the traceback under it is for the panel
-            self._infra(f"the exercise's checks failed to load ({report.nodeid or 'checks'}):\n"
-                        f"{report.longreprtext[-1500:]}")
+            self._infra(f"the exercise's checks failed to load ({report.nodeid or 'checks'})",
+                        report.longreprtext[-1500:])
 
     @pytest.hookimpl(trylast=True)  # after every other reordering (pytest's fixture grouping included)
     def pytest_collection_modifyitems(self, session, config, items):
@@ -278,7 +278,7 @@ class GraderPlugin:
                 reason = gpu_skip_reason(policy, hello.gpus, requested=self.gpus_requested,
                                          cuda_version=_text(hello.cuda_version), torch_version=_text(hello.torch))
             except (GraderError, SandboxStartError) as e:
-                self._infra(str(e))
+                self._infra(str(e), getattr(e, "detail", None))
                 pytest.skip("not graded")
             if reason:
                 self.phases[item.nodeid]["skipped_for"] = SkipReason.NO_GPU
@@ -330,7 +330,7 @@ class GraderPlugin:
             classify(result, excinfo, report, self.source_lines)
             exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
-                self._infra(str(exc))
+                self._infra(str(exc), getattr(exc, "detail", None))
             if result.not_run and self.load_error is None:
                 self._note_load_error(exc, result.id)
         # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's

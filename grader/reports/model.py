@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from grader.reports.warning import ReportWarning, WarningCode, warnings_read
 # What a report says the submission did outside the rules, re-exported: they were defined here.
@@ -272,7 +272,11 @@ class Report(_Model):
     title: str = ""
     candidate: str | None = Field(default=None, description="who submitted it, where known: a batch's folder name")
     graded: bool
-    not_graded_reason: str | None = None
+    not_graded_reason: str | None = Field(default=None, description="why it was not graded, in one line: what "
+                                                                    "anyone, the candidate included, may read")
+    not_graded_detail: str | None = Field(default=None, description="the panel's: what the judge's log, the checks "
+                                                                    "or the sandbox said about it; never in a "
+                                                                    "candidate's copy")
     score: float = 0.0
     max_score: float = 0.0
     checks: list[CheckResult] = Field(default_factory=list)
@@ -303,6 +307,11 @@ class Report(_Model):
         default="panel", description="'candidate': hidden checks' details were removed from this copy")
 
     _read_warnings = field_validator("warnings", mode="before")(warnings_read)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_line_reason(cls, data):
+        return one_line_reason(data)
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
@@ -335,3 +344,14 @@ def total(checks: list[CheckResult]) -> tuple[float, float]:
     makes the grading not graded: see ``Report.check_errors``)."""
     counted = [c for c in checks if c.counted]
     return sum(c.score for c in counted), sum(c.max_score for c in counted)
+
+
+def one_line_reason(data):
+    """A report read or made with a reason of several lines (stored before ``not_graded_detail`` existed, when
+    the panel's part followed the first line): the first line is the reason, the rest its detail. Reports made
+    now say each apart, so what a candidate may read is decided by field, never by where a newline falls."""
+    if isinstance(data, dict) and isinstance(data.get("not_graded_reason"), str) and "\n" in data["not_graded_reason"]:
+        first, _, rest = data["not_graded_reason"].strip().partition("\n")
+        detail = "\n".join(part for part in (rest.strip(), data.get("not_graded_detail") or "") if part)
+        data = {**data, "not_graded_reason": first, "not_graded_detail": detail or None}
+    return data

@@ -81,7 +81,7 @@ def for_audience(report: Report, audience: str) -> Report:
                                      "violations": violations,
                                      "load_error": load_error, "follow_ups": [],
                                      "diagnosis": [d for d in report.diagnosis if d.candidate_visible],
-                                     "audience": "candidate", "not_graded_reason": reason_line(report.not_graded_reason),
+                                     "audience": "candidate", "not_graded_detail": None,
                                      "duration_s": float(round(report.duration_s))})
 
 
@@ -139,12 +139,6 @@ def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
         base = c.name.replace(f"[{params}]", "").strip() if params else c.name
         names[c.id] = f"{base} [case {cases[function]}]"
     return names
-
-
-def reason_line(reason: str | None) -> str | None:
-    """A "not graded" reason as a candidate sees it: its first line. The lines after it quote
-    the judge's log or a traceback, which may hold a hidden check's text; they are for the panel."""
-    return reason.strip().split("\n", 1)[0] if reason else reason
 
 
 #: Where hypothesis starts restating the example; the scorecard shows the shrunk counterexample apart.

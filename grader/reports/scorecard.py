@@ -32,6 +32,7 @@ class ScorecardView:
     file: str  # the graded file's path (its name alone in reports stored before paths were recorded)
     graded: bool
     not_graded_reason: str
+    not_graded_detail: str  # the panel's ("" in a candidate's view, and when there is none)
     score: str | None  # "7", None when not graded
     max_score: str | None
     percent: int | None
@@ -201,6 +202,7 @@ def scorecard_view(report: Report, *, audience: str = "panel") -> ScorecardView:
         file=report.environment.submission_path or report.environment.submission_name,
         graded=graded,
         not_graded_reason=(report.not_graded_reason or "no reason recorded") if not graded else "",
+        not_graded_detail=(report.not_graded_detail or "") if not graded and audience == "panel" else "",
         score=fmt_points(report.score) if graded else None,
         max_score=fmt_points(report.max_score) if graded else None,
         percent=round(100 * report.score / report.max_score) if graded and report.max_score > 0 else None,

@@ -80,12 +80,16 @@ def _header(v: ScorecardView, width: int) -> Panel:
         parts.append(Text("NOT GRADED — a check of the grader broke", style="bold red"))
         parts.append(Text(f"Check error: {shown(', '.join(v.check_errors))}", style="yellow"))
         parts.append(Text(shown(v.not_graded_reason), style="dim"))
+        if v.not_graded_detail:
+            parts.append(Text(shown(v.not_graded_detail), style="dim"))
         parts.append(Text("Nothing was scored: this is not a zero, and not the submission's failure.", style="dim"))
         parts.append(_counts(v))
         border = "red"
     else:
         parts.append(Text("NOT GRADED — rerun", style="bold red"))
         parts.append(Text(f"Reason: {shown(v.not_graded_reason)}", style="red"))
+        if v.not_graded_detail:
+            parts.append(Text(shown(v.not_graded_detail), style="dim"))
         parts.append(Text("Nothing was scored: this is not a zero.", style="dim"))
         border = "red"
     if v.hidden_summary:

@@ -59,7 +59,7 @@ def cell_of(g: Grading | None, exercise: str, key: Key | None) -> Cell:
     if report is None:  # the infrastructure's failure, its tries spent
         return Cell(exercise, queue.NOT_GRADED, grading_id=g.id, reason=g.reason)
     if report.check_errors:
-        return Cell(exercise, "check_error", grading_id=g.id, reason=(report.not_graded_reason or "").split("\n")[0])
+        return Cell(exercise, "check_error", grading_id=g.id, reason=report.not_graded_reason or "")
     return Cell(exercise, queue.GRADED, f"{fmt_points(report.score)}/{fmt_points(report.max_score)}", g.id)
 
 

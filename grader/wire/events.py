@@ -83,11 +83,12 @@ class SandboxUsed:
 class Infra:
     """The grading cannot be trusted (infrastructure, not the candidate): not graded."""
 
-    reason: str
+    reason: str  # one line: anyone's
+    detail: str | None = None  # the panel's (a traceback, the sandbox's own words)
     kind: ClassVar[str] = "infra"
 
     def fields(self) -> dict:
-        return {"reason": self.reason}
+        return {"reason": self.reason, **({"detail": self.detail} if self.detail is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ _READERS = {
     CheckFinished.kind: lambda d: CheckFinished(CheckResult.model_validate(d)),
     LoadFailed.kind: lambda d: LoadFailed(LoadError.model_validate(d)),
     SandboxUsed.kind: lambda d: SandboxUsed(SandboxSummary.model_validate(d)),
-    Infra.kind: lambda d: Infra(str(d["reason"])),
+    Infra.kind: lambda d: Infra(str(d["reason"]), None if d.get("detail") is None else str(d["detail"])),
     JudgeFinished.kind: lambda d: JudgeFinished(),
 }
 

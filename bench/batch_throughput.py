@@ -1,6 +1,11 @@
 """Batch throughput: 40 attention submissions graded with --jobs 1 and --jobs 2, side by side.
 
     .venv/bin/python bench/batch_throughput.py [--n 40]
+    .venv/bin/python bench/batch_throughput.py --n 12 --vs-local [--rounds 2]
+
+``--vs-local``: instead, the same batch with ``--jobs 2`` in Docker and in the local sandbox (no container),
+alternated for ``--rounds`` rounds in one run, and ``ratio=`` local seconds / Docker seconds: what the
+container costs a batch (goal: at least 0.9).
 
 Prints submissions per minute for each, the speed-up (goal on a 2-core machine:
 >= 1.7, and >= 20 per minute with --jobs 2), and the peak memory of the whole
@@ -174,9 +179,10 @@ def while_sampling(proc: subprocess.Popen, sample, *, every_s: float) -> tuple[s
     return err, ended
 
 
-def run(subs: Path, out: Path, jobs: int, tree: Path | None = None) -> tuple[float, int, dict]:
+def run(subs: Path, out: Path, jobs: int, tree: Path | None = None, sandbox: str = "docker") -> tuple[float, int, dict]:
     """One ``grader batch``; ``tree``: the grader's code from there (a ``--base`` ref's), else this one's."""
-    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--output", str(out), "--jobs", str(jobs)]
+    argv = [sys.executable, "-m", "grader", "batch", str(subs), "--output", str(out), "--jobs", str(jobs),
+            "--sandbox", sandbox]
     env = dict(os.environ, GRADER_TAG=TAG)
     if tree is not None:  # its code, this tree's exercises (named in the submissions' folders)
         argv = [sys.executable, "-P", *argv[1:], "--exercise-root", str(REPO / "exercises")]
@@ -216,10 +222,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--base", help="a git ref whose code runs the same batches beside this tree's (`git archive`)")
+    ap.add_argument("--vs-local", action="store_true", help="Docker beside the local sandbox, --jobs 2 (see above)")
+    ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         subs = Path(tmp) / "subs"
         make_submissions(subs, args.n)
+        if args.vs_local:
+            return vs_local(subs, Path(tmp), args.n, args.rounds)
         trees: dict[str, Path | None] = {"here": None}
         if args.base:
             trees = {args.base: tree_at(args.base, Path(tmp) / "base"), **trees}
@@ -240,6 +250,22 @@ def main() -> None:
                 print(f"ratio_vs_base_jobs{jobs}={results[args.base, jobs] / results['here', jobs]:.2f}  "
                       f"(speed-up over {args.base})")
         print(f"ratio={results['here', 1] / results['here', 2]:.2f}  (speed-up of --jobs 2 over --jobs 1; goal >= 1.7)")
+
+
+def vs_local(subs: Path, tmp: Path, n: int, rounds: int) -> None:
+    """The same batch at ``--jobs 2`` in Docker and in the local sandbox, alternated: what the container costs."""
+    with open("/proc/loadavg") as f:
+        print("load average at the start", " ".join(f.read().split()[:3]))
+    took: dict[str, list[float]] = {"docker": [], "local": []}
+    for round_ in range(rounds):
+        for sandbox in ("docker", "local") if round_ % 2 == 0 else ("local", "docker"):
+            seconds, _, _ = run(subs, tmp / "out", 2, sandbox=sandbox)
+            took[sandbox].append(seconds)
+            print(f"round {round_ + 1} {sandbox:6}: {n} submissions in {seconds:6.1f} s", flush=True)
+            shutil.rmtree(tmp / "out")
+    with open("/proc/loadavg") as f:
+        print("load average at the end", " ".join(f.read().split()[:3]))
+    print(f"ratio={sum(took['local']) / sum(took['docker']):.2f}  (local seconds / Docker seconds; goal >= 0.9)")
 
 
 if __name__ == "__main__":

@@ -132,7 +132,8 @@ def test_ctrl_c_wherever_it_lands_exits_130_with_one_line(tmp_path, command):
     exec made ``python -m`` end by SIGINT after our exit(130); one in a weakref callback was dropped."""
     (tmp_path / "probe_cli.py").write_text(PROBE)
     done = subprocess.run([sys.executable, "-m", "probe_cli", command], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path, env={**env(), "PYTHONPATH": f"{REPO}:{tmp_path}"})
+                          cwd=tmp_path, env={**env(), "PYTHONPATH": f"{REPO}:{tmp_path}"},
+                          preexec_fn=sigint_as_a_terminal_gives_it)  # not ignored, as under a background shell
     assert done.returncode == EXIT_INTERRUPTED, (done.returncode, done.stderr)
     assert done.stderr == "interrupted: stopped before it finished; run the same command again.\n", done.stderr
     assert "finished" not in done.stdout

@@ -194,4 +194,4 @@ def test_a_grading_stopped_before_its_judge_ends_removes_its_prestarted_sandbox(
         grading.grade(TOY, TOY / "solution.py", sandbox="docker")
     assert taken and taken[0] is not None  # it had been started, and handed on
     assert tagged_containers(docker_client, container_tag) == set()
-    assert not taken[0][1].exists()  # its staged folder is gone too
+    assert not Path(taken[0].stage).exists()  # its staged folder is gone too

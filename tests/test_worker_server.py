@@ -133,6 +133,18 @@ def test_the_server_itself_killed_is_not_graded_never_a_score(box):
         sandbox.call("run", ["pid"])
 
 
+def test_the_server_found_dead_on_a_send_is_not_graded_either(box):
+    """The same end, met when the next call is sent (the server already reaped, its channel closed) rather than
+    while a reply is read: once read as that call's crash, a 0 for the check on a busy machine."""
+    sandbox = box()
+    assert sandbox.call("run", ["pid"]).ok
+    server = sandbox._start_transport._server.transport.proc
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait()
+    with pytest.raises(ServerLost):
+        sandbox.call("run", ["pid"])
+
+
 def test_a_grading_that_hangs_on_every_call_spends_at_most_its_allowance(box):
     from grader.backends.deadlines import HANG_ALLOWANCE_S
 

@@ -126,7 +126,12 @@ class ServedWorker(Transport):
     def send(self, data: bytes) -> None:
         if self.generation != self.server.generation or self._lost is not None:
             raise BrokenPipeError("this worker was replaced")
-        self.server.transport.send(data)
+        try:
+            self.server.transport.send(data)
+        except OSError:  # the server's channel is closed: its end, found on a send rather than a read
+            self.server.alive = False
+            self._server_ended()
+            raise
 
     def _server_ended(self) -> bytes:
         """The server's channel ended. Where that is the worker's doing (the server was the one worker, or the

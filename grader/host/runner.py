@@ -74,13 +74,17 @@ def pytest_args(exercise: Exercise, request_file: Path, *, seed: int | None, ini
     ]
 
 
-def pytest_argv(exercise: Exercise, request: GradingRequest, folder: Path) -> list[str]:
-    """A cold judge's command line (``python -P -m pytest`` plus :func:`pytest_args`), its files written to
+def judge_args(exercise: Exercise, request: GradingRequest, folder: Path) -> list[str]:
+    """:func:`pytest_args` for ``request``, with the files they name (an empty ini, the request) written to
     ``folder``."""
     ini = folder / "pytest.ini"
     ini.write_text("[pytest]\n")
-    return python_argv(sys.executable, "-m", "pytest", *pytest_args(
-        exercise, request.write(folder / "request.json"), seed=request.seed, ini=ini))
+    return pytest_args(exercise, request.write(folder / "request.json"), seed=request.seed, ini=ini)
+
+
+def pytest_argv(exercise: Exercise, request: GradingRequest, folder: Path) -> list[str]:
+    """A cold judge's command line: ``python -P -m pytest`` plus :func:`judge_args`."""
+    return python_argv(sys.executable, "-m", "pytest", *judge_args(exercise, request, folder))
 
 
 def run_checks(exercise: Exercise, request: GradingRequest, *, extra_args: tuple[str, ...] = (),
@@ -90,10 +94,8 @@ def run_checks(exercise: Exercise, request: GradingRequest, *, extra_args: tuple
     hears the events as they come."""
     sandbox, grading_id = request.sandbox, request.grading_id or ""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
-        events, ini, log = Path(tmp) / "events.jsonl", Path(tmp) / "pytest.ini", Path(tmp) / "judge.log"
-        ini.write_text("[pytest]\n")
-        given = request.model_copy(update={"events": str(events)}).write(Path(tmp) / "request.json")
-        args = pytest_args(exercise, given, seed=request.seed, ini=ini) + list(extra_args)
+        events, log = Path(tmp) / "events.jsonl", Path(tmp) / "judge.log"
+        args = judge_args(exercise, request.model_copy(update={"events": str(events)}), Path(tmp)) + list(extra_args)
         judge = warm.start_judge(args, cwd=tmp, log=str(log)) if warm.available() else _ColdJudge(args, tmp, log)
         run = JudgeRun()
         try:

@@ -22,10 +22,13 @@ the record does not hold: each is matched against the full record. A name given 
 false unless a recorded mutant lost those checks that very way; every one of them should get an
 "outcome" line saying what happened instead.
 
-And a fifth, graded for real: ``bench/data/wrong_answers/<exercise>/*.diff``, wrong answers written from each
-prompt as a candidate would err (not the held mutants), each saying which recorded mistake it makes
-(``bench/wrong_answers.py``): a name that is not the file's mistake is false (goal 0), and the share that gets its
-true name is printed too. Run: ``.venv/bin/python bench/diagnosis_accuracy.py [--records-only] [--exercise NAME ...]``.
+And a fifth, graded for real: ``bench/data/wrong_answers/<exercise>/*.diff``, wrong answers written from
+each prompt as a candidate would err (not the held mutants), each saying which recorded mistake it makes
+("Recorded as: <mutant>", or "nothing" where no recorded mutant makes it). Each is graded in the local sandbox and
+its "looks like" compared with that: a name that is not the file's mistake is false (goal 0); the share that
+gets its true name is printed too, beside what the rule before evidence (which checks and how, ties all named)
+would have named. GPU-required exercises are skipped without a GPU. Run:
+``.venv/bin/python bench/diagnosis_accuracy.py [--records-only] [--exercise NAME ...]``.
 """
 
 from __future__ import annotations
@@ -43,9 +46,13 @@ from grader.wire.grant import Flavor  # noqa: E402
 from grader.host.validation import all_exercise_names  # noqa: E402
 from wrong_answers import wrong_answers  # noqa: E402
 
-#: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer.
-NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT), "NotImplementedError": Lost(how=Loss.ERROR, detail="NotImplementedError"),
-               "crash": Lost(how=Loss.ERROR), "forbidden": Lost(how=Loss.FORBIDDEN, detail="torch.not_in_any_record")}
+#: How the corpus of issue 26 loses a set of checks: none of these is a wrong answer (each with the evidence a grading
+#: of an unparametrized check gives it, grader.hindsight.evidence).
+NOT_ANSWERS = {"timeout": Lost(how=Loss.TIMEOUT, evidence=["timeout"]),
+               "NotImplementedError": Lost(how=Loss.ERROR, detail="NotImplementedError",
+                                           evidence=["raised NotImplementedError"]),
+               "crash": Lost(how=Loss.ERROR, evidence=["crashed"]),
+               "forbidden": Lost(how=Loss.FORBIDDEN, detail="torch.not_in_any_record", evidence=["forbidden"])}
 
 
 #: The records measured here are the cpu ones (a cuda record is written on a GPU host; see grader.hindsight.records).

@@ -11,7 +11,7 @@ from pathlib import Path
 from grader.exercise import load_exercise
 from grader.hindsight.annotate import FOLLOW_UPS, Hindsight
 from grader.hindsight.interview import Guide, Question
-from grader.hindsight.records import MistakeRecord, MutantSignature
+from grader.hindsight.records import MistakeRecord, MutantSignature, losses
 from grader.reports.model import CheckResult, LoadError, Report, Status, Visibility
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -32,7 +32,7 @@ def hindsight(ex, guide_questions=()) -> Hindsight:
     record = MistakeRecord(exercise="toy", exercise_fingerprint=ex.fingerprint, reference_sha256="0", checks=[],
                            mutants=[MutantSignature(name="uses_mul", file="mutants/uses_mul.py", held_in=True,
                                                     sha256="0", description="multiplies twice",
-                                                    signature=["test_small"])])
+                                                    signature=losses(report("test_small")))])
     return Hindsight(ex, record, Guide(exercise="toy", questions=list(guide_questions)))
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from grader.exercise import GpuPolicy, load_exercise
-from grader.hindsight.diagnosis import MAX_NAMED, MIN_SIMILARITY, diagnose, nearest
-from grader.hindsight.records import Loss, Lost, MistakeRecord, MutantSignature, Signature, load_record
+from grader.hindsight.diagnosis import MIN_SIMILARITY, diagnose, nearest
+from grader.hindsight.records import (EVIDENCE_SINCE, Loss, Lost, MistakeRecord, MutantSignature, Signature,
+                                      load_record, losses)
 from grader.reports.model import CheckResult, Finding, FindingKind, LoadError, Report, Status, Visibility
 from grader.wire.grant import Flavor
 from grader.host.validation import all_exercise_names
@@ -19,9 +20,12 @@ from grader.host.validation import all_exercise_names
 CHECKS = ["test_a", "test_b", "test_c", "test_d", "test_e"]
 
 
-def mutant(name: str, *signature: str, held_in: bool = True, flavor: Flavor = Flavor.CPU) -> MutantSignature:
+def mutant(name: str, *signature: str, held_in: bool = True, flavor: Flavor = Flavor.CPU,
+           said: dict[str, str] | None = None) -> MutantSignature:
+    """A mutant that loses ``signature``'s checks as ``graded`` loses them (saying ``said``, else the default)."""
+    lost = losses(graded(*signature, said=said))
     return MutantSignature(name=name, file=f"mutants/{name}.diff", held_in=held_in, sha256="0" * 64,
-                           description=f"the {name} mistake", signatures={flavor: sorted(signature)})
+                           description=f"the {name} mistake", signatures={flavor: lost})
 
 
 def record(*mutants: MutantSignature, fingerprint: str = "fp", flavor: Flavor = Flavor.CPU) -> MistakeRecord:
@@ -29,15 +33,19 @@ def record(*mutants: MutantSignature, fingerprint: str = "fp", flavor: Flavor = 
                          checks={flavor: CHECKS}, mutants=list(mutants))
 
 
-def graded(*failed: str, hidden: tuple[str, ...] = (), skipped: tuple[str, ...] = ()) -> Report:
-    """A report with one check per name in CHECKS (test_b parametrized twice), ``failed`` ones losing their point."""
+def graded(*failed: str, hidden: tuple[str, ...] = (), skipped: tuple[str, ...] = (),
+           said: dict[str, str] | None = None) -> Report:
+    """A report with one check per name in CHECKS (test_b parametrized twice), ``failed`` ones losing their point,
+    each saying ``said[name]`` (default: "<name>: got 1.0, expected 2.0")."""
     checks = []
     for name in CHECKS:
         for case in (["[1]", "[2]"] if name == "test_b" else [""]):
             status = Status.SKIPPED if name in skipped else Status.FAILED if name in failed else Status.PASSED
             lost = status is Status.FAILED
+            message = (said or {}).get(name, f"{name}: got 1.0, expected 2.0") if lost else ""
+            visibility = Visibility.HIDDEN if name in hidden else Visibility.VISIBLE
             checks.append(CheckResult(id=f"test_x.py::{name}{case}", name=name, status=status, score=0 if lost else 1,
-                                      max_score=1, visibility=Visibility.HIDDEN if name in hidden else Visibility.VISIBLE))
+                                      max_score=1, visibility=visibility, message=message))
     counted = [c for c in checks if c.status is not Status.SKIPPED]
     return Report(exercise="x", graded=True, checks=checks, score=sum(c.score for c in counted),
                   max_score=len(counted))
@@ -66,10 +74,35 @@ def test_a_poor_match_names_nothing():
     assert names(graded("test_a", "test_b", "test_c")) == ["broad"]
 
 
-def test_ties_are_all_named_held_in_first_and_at_most_max_named():
+def test_a_tie_names_neither():
+    """Two mistakes the evidence cannot tell apart: naming one would be a guess, naming both one false thing."""
     twins = record(*[mutant(f"m{i}", "test_a", held_in=i % 2 == 0) for i in range(5)])
-    named = names(graded("test_a"), twins)
-    assert len(named) == MAX_NAMED == 3 and named == ["m0", "m2", "m4"]
+    assert names(graded("test_a"), twins) == []
+    assert names(graded("test_a"), record(mutant("m0", "test_a"))) == ["m0"]
+
+
+def test_the_same_checks_saying_other_values_are_another_mistake():
+    """Issue 37: a partly wrong answer was named after a mutant that fails the same checks. What they report
+    differs: warmup from 0 says "got 0.0" where the mutant's says "got 0.05"."""
+    rec = record(mutant("current_lr", "test_a", "test_c", said={"test_a": "lr at step 0: got 0.05, expected 0.1"}))
+    assert names(graded("test_a", "test_c", said={"test_a": "lr at step 0: got 0.0, expected 0.1"}), rec) == []
+    noisy = graded("test_a", "test_c", said={"test_a": "lr at step 0: got 0.05000001, expected 0.1"})
+    assert names(noisy, rec) == ["current_lr"]  # float noise in a reported value is the same mistake
+    assert names(graded("test_a", "test_c", said={"test_a": "lr at step 0 was 0.05, expected 0.1"}), rec) == []
+
+
+def test_one_shared_check_saying_something_else_rules_a_mutant_out():
+    """broad fails a..d; a grading failing a..d with test_d saying another thing would match 3 of 4 (0.75): it is
+    evidence of another mistake, so nothing is named."""
+    assert names(graded("test_a", "test_b", "test_c", "test_d")) == ["broad"]
+    assert names(graded("test_a", "test_b", "test_c", "test_d", said={"test_d": "test_d: got 3.0, expected 2.0"})) == []
+
+
+def test_a_record_without_evidence_names_nothing():
+    """A record written before format 4 says which checks and how, not what they said: no evidence, no name."""
+    old = RECORD.model_copy(update={"schema_version": 3})
+    assert names(graded("test_a", "test_b"), old) == []
+    assert names(graded("test_a", "test_b"), RECORD) == ["swap"]
 
 
 def test_full_marks_not_graded_no_import_stub_tampering_and_stale_record_are_never_diagnosed():
@@ -111,7 +144,8 @@ def test_a_grading_given_gpus_is_matched_against_the_cuda_record_only():
                          checks={Flavor.CPU: CHECKS, Flavor.CUDA: CHECKS},
                          mutants=[MutantSignature(name="m", file="mutants/m.diff", held_in=True, sha256="0" * 64,
                                                   description="the m mistake",
-                                                  signatures={Flavor.CPU: ["test_a"], Flavor.CUDA: ["test_e"]})])
+                                                  signatures={Flavor.CPU: losses(graded("test_a")),
+                                                              Flavor.CUDA: losses(graded("test_e"))})])
     on_gpu = graded("test_e")
     on_gpu.environment.gpus = "all"
     assert names(on_gpu, both) == ["m"] and names(graded("test_e"), both) == []
@@ -122,19 +156,34 @@ def test_a_grading_given_gpus_is_matched_against_the_cuda_record_only():
 
 @pytest.mark.parametrize("name", all_exercise_names())
 def test_every_held_in_mutant_is_diagnosed_as_itself(name):
-    """From the stored record, in each flavour it holds: a grading failing exactly a held-in mutant's checks names
-    that mutant (among the named when signatures tie)."""
+    """From the stored record, in each flavour it holds: a grading failing exactly as a held-in mutant does names
+    that mutant alone, unless another recorded mutant fails exactly the same way (a tie names neither)."""
     ex = load_exercise(name)
     rec = load_record(ex)
     if rec is None and ex.config.exercise.gpu is GpuPolicy.REQUIRED:
         pytest.skip(f"{name} has no cuda record yet (tests/test_mistakes.py NO_RECORD_YET)")
     assert rec is not None, f"{name} has no mistakes.json: run `grader validate --more --record {name}`"
+    if rec.schema_version < EVIDENCE_SINCE:
+        assert ex.config.exercise.gpu is GpuPolicy.REQUIRED, f"{name}'s record holds no evidence: record it again"
+        pytest.skip(f"{name}'s cuda record holds no evidence yet (format {rec.schema_version}): it names nothing "
+                    "until `grader validate --gpus all --more --record` runs on a GPU")
     for flavor in rec.flavors:
+        if not any(lost.evidence for m in rec.mutants for lost in (m.signature(flavor) or Signature()).lost.values()):
+            continue  # a cuda record made on a GPU before evidence was kept (format 3): it names nothing until re-made
         counted = set(rec.checks[flavor])
-        named = {m.name: [n.mutant for n in nearest(m.signature(flavor), counted, rec, flavor)]
-                 for m in rec.mutants if m.held_in}
-        missed = {name: got for name, got in named.items() if name not in got}
+        missed = {}
+        for m in (m for m in rec.mutants if m.held_in):
+            mine = m.signature(flavor)
+            got = [n.mutant for n in nearest(mine, counted, rec, flavor)]
+            twins = [o.name for o in rec.mutants if o is not m and _same(o.signature(flavor), mine)]
+            if got != [m.name] and not (got == [] and twins):  # a tie with a twin names neither
+                missed[m.name] = got
         assert missed == {}, f"held-in mutants of {name} not diagnosed as themselves ({flavor.value}): {missed}"
+
+
+def _same(a: Signature | None, b: Signature | None) -> bool:
+    """The same checks lost, each the same way and saying the same: mistakes no check tells apart."""
+    return a is not None and b is not None and a.checks == b.checks and a.same_way(b) == len(a.lost)
 
 
 # --- how each check was lost (issue 26) ---------------------------------------------------------------
@@ -151,14 +200,24 @@ def lost_as(*spec: tuple[str, Status], raised: str | None = None, forbidden: str
         checks.append(CheckResult(id=f"test_x.py::{name}", name=name, status=status, score=0 if lost else 1,
                                   max_score=1, visibility=Visibility.VISIBLE,
                                   raised=raised if status is Status.ERROR else None,
+                                  message="test: got 1.0, expected 2.0" if status is Status.FAILED else "",
                                   penalty="forbidden" if forbidden and lost else None,
                                   forbidden=[forbidden] if forbidden and lost else []))
     return Report(exercise="x", graded=True, checks=checks, score=sum(c.score for c in checks), max_score=len(CHECKS))
 
 
+#: What ``lost_as`` reports say, as evidence, by how they were lost.
+SAID = {"timeout": ["timeout"], "error": None, "forbidden": ["forbidden"], "failed": ["test: got 1.0, expected 2.0"]}
+
+
 def recorded(name: str, **lost: str | tuple[str, str]) -> MutantSignature:
-    """A format-2 signature: check -> "failed" / "timeout" / ("error", "TypeError") / ("forbidden", api)."""
-    entries = {c: {"how": h} if isinstance(h, str) else {"how": h[0], "detail": h[1]} for c, h in lost.items()}
+    """A signature: check -> "failed" / "timeout" / ("error", "TypeError") / ("forbidden", api), each with the
+    evidence a ``lost_as`` report of that kind gives."""
+    def entry(h):
+        how, detail = (h, None) if isinstance(h, str) else h
+        said = [f"raised {detail}"] if how == "error" else SAID[how]
+        return {"how": how, "detail": detail, "evidence": said} if detail else {"how": how, "evidence": said}
+    entries = {c: entry(h) for c, h in lost.items()}
     return MutantSignature(name=name, file=f"mutants/{name}.diff", held_in=True, sha256="0" * 64,
                            description=f"the {name} mistake", signatures={Flavor.CPU: {"lost": entries}})
 

@@ -117,6 +117,17 @@ def test_drift_names_each_mutant_whose_signature_moved():
         f"m: signature differs from {RECORD_NAME}: loses differently a (failed -> timeout)"]
     old = rec.model_copy(update={"schema_version": 1})
     assert drift(old, [sig("m", "a"), sig("n", "b")])[0].startswith(f"{RECORD_NAME} is format 1")
+    assert drift(rec.model_copy(update={"schema_version": 3}), [sig("m", "a"), sig("n", "b")]) == [
+        f"{RECORD_NAME} is format 3: it holds no evidence of how each check failed, so gradings name no mistake from "
+        "it; write it again with `grader validate NAME --more --record`"]
+    said = sig("m", "a").model_copy(update={"signatures": {Flavor.CPU: Signature(lost={"a": Lost(
+        how=Loss.FAILED, evidence=["a: got 1.0"])})}})
+    recorded = rec.model_copy(update={"mutants": [said, sig("n", "b")]})
+    assert drift(recorded, [said, sig("n", "b")]) == []
+    other = said.model_copy(update={"signatures": {Flavor.CPU: Signature(lost={"a": Lost(
+        how=Loss.FAILED, evidence=["a: got 3.0"])})}})
+    assert drift(recorded, [other, sig("n", "b")]) == [
+        f"m: signature differs from {RECORD_NAME}: loses differently a (failed: a: got 1.0 -> failed: a: got 3.0)"]
 
 
 def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_telling_way():
@@ -133,10 +144,11 @@ def test_losses_say_how_each_check_was_lost_and_a_parametrized_one_its_most_tell
         check("t.py::test_sdpa", Status.FAILED, penalty="forbidden", forbidden=["torch.x"]),
         check("t.py::test_gpu", Status.SKIPPED), check("t.py::test_ok", Status.PASSED),
         check("t.py::test_broken", Status.CHECK_ERROR)])
-    assert losses(report).lost == {"test_rows": Lost(how=Loss.TIMEOUT),
-                                   "test_raise": Lost(how=Loss.ERROR, detail="TypeError"),
-                                   "test_crash": Lost(how=Loss.ERROR),
-                                   "test_sdpa": Lost(how=Loss.FORBIDDEN, detail="torch.x")}
+    assert losses(report).lost == {
+        "test_rows": Lost(how=Loss.TIMEOUT, evidence=["[1] ", "[2] timeout"]),
+        "test_raise": Lost(how=Loss.ERROR, detail="TypeError", evidence=["raised TypeError"]),
+        "test_crash": Lost(how=Loss.ERROR, evidence=["crashed"]),
+        "test_sdpa": Lost(how=Loss.FORBIDDEN, detail="torch.x", evidence=["forbidden"])}
 
 
 def test_a_gpu_validation_is_compared_with_the_cuda_record_only():
@@ -242,11 +254,14 @@ def test_validate_records_compares_and_a_grading_names_the_mistake(tmp_path):
     r = CliRunner().invoke(main, [*args, "--record"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rec = load_record(load_exercise(toy))
-    assert rec.schema_version == 3 and rec.flavors == [Flavor.CPU]
-    failed, mul = Lost(how=Loss.FAILED), Lost(how=Loss.FORBIDDEN, detail="torch.mul")
+    assert rec.schema_version == 4 and rec.flavors == [Flavor.CPU]
+    mul = Lost(how=Loss.FORBIDDEN, detail="torch.mul", evidence=["forbidden"])
     assert {m.name: m.signature(Flavor.CPU).lost for m in rec.mutants} == {  # uses_mul loses its credit to the forbidden API
         "uses_mul": {"test_scale_property": mul, "test_scale_small": mul},
-        "wrong_for_long": {"test_scale_property": failed}}
+        "wrong_for_long": {"test_scale_property": Lost(how=Loss.FAILED, evidence=[
+            rec.mutants[1].signature(Flavor.CPU).lost["test_scale_property"].evidence[0]])}}
+    assert rec.mutants[1].signature(Flavor.CPU).lost["test_scale_property"].evidence[0].startswith(
+        "Tensor-likes are not close!")  # what the check said: the evidence a grading must match
 
     narrower = Signature(lost={"test_scale_small": mul})
     tampered = rec.model_copy(update={"mutants": [rec.mutants[0].model_copy(update={"signatures": {Flavor.CPU: narrower}}),

@@ -1,12 +1,12 @@
-"""Name the mistake a grading most likely shows, from the exercise's recorded mutant signatures.
+"""Name the mistake a grading shows, only where the evidence says so, from the exercise's mistake record.
 
-Each mutant is a named mistake whose lost checks ``grader validate --record`` wrote down
-(:mod:`grader.hindsight.records`); a grading that loses points on nearly the same checks, the same way,
-most likely made it, and a panel reads "looks like: ..." faster than five failed checks. The rule is
-chosen so that a wrong name is rarer than a missing one: a match of at least :data:`MIN_SIMILARITY`
-between losses lost the same way, at most :data:`MAX_NAMED` names, none for a grading whose losses say
-nothing; losses that are not wrong answers are told as what they are (``kind="outcome"``). A candidate
-sees it only when every check involved is visible. See docs/decisions/diagnosis-rule.md.
+A grading's lost checks (how each was lost and what it said: :mod:`grader.hindsight.evidence`) are matched with
+each recorded mutant's: a check both lost counts only when it says the same (words, and values within a
+tolerance), one that says something else rules the mutant out, and the score is |same| / |F ∪ S|. The best
+mutant is named at :data:`MIN_SIMILARITY` or more when no other is as close (a tie names neither); nothing for
+a grading not graded, not importing, at full marks, untouched or tampering, nor from a stale record or one
+without evidence. When nothing is named and losses were not wrong answers, it says what happened instead. A
+candidate sees it only where every check involved is visible. The rule in full: docs/decisions/diagnosis-evidence.md.
 """
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.hindsight.records import Loss, MistakeRecord, Signature, counted_checks, flavor_of, losses
+from grader.hindsight.records import (EVIDENCE_SINCE, Loss, MistakeRecord, Signature, counted_checks, flavor_of,
+                                      losses)
 from grader.wire.grant import Flavor
 from grader.reports.model import Diagnosis, FindingKind, Report, Visibility
 
 #: The least similarity between a grading's losses and a signature that names the mutant.
 MIN_SIMILARITY = 0.75
-#: At most this many mutants are named (of a tie among more: the held-in ones first, then by name).
-MAX_NAMED = 3
 
 
 @dataclass(frozen=True)
@@ -34,27 +33,31 @@ class Match:
 
 
 def matches(lost: Signature, counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
-    """Every mutant's similarity to ``lost`` in ``flavor``'s record, best first (held-in before more_mutants/,
-    then by name)."""
+    """Every mutant no shared check speaks against, with its similarity to ``lost`` in ``flavor``'s record, best
+    first (held-in before more_mutants/, then by name)."""
     out = []
     for m in record.mutants:
         sig = (m.signature(flavor) or Signature()).within(counted)
         if not sig.lost:
             continue
         both = lost.same_way(sig)
+        if both < len(lost.checks & sig.checks):
+            continue  # a check both lost says something else: evidence of another mistake
         out.append(Match(m.name, m.held_in, both, len(sig.lost), both / len(lost.checks | sig.checks)))
     return sorted(out, key=lambda x: (-x.similarity, not x.held_in, x.mutant))
 
 
 def nearest(lost: Signature, counted: set[str], record: MistakeRecord, flavor: Flavor = Flavor.CPU) -> list[Match]:
-    """The mutants the rule above names for ``lost`` (empty: none matches well)."""
-    if not lost.lost or flavor not in record.checks:
+    """The mutant the rule above names for ``lost``, as a list of at most one (empty: none matches well enough,
+    or two match equally well)."""
+    if not lost.lost or flavor not in record.checks or record.schema_version < EVIDENCE_SINCE:
         return []
     ranked = matches(lost, counted, record, flavor)
     if not ranked or ranked[0].similarity < MIN_SIMILARITY:
         return []
-    best = [m for m in ranked if m.similarity >= ranked[0].similarity - 1e-9]
-    return best[:MAX_NAMED]
+    if len(ranked) > 1 and ranked[1].similarity >= ranked[0].similarity - 1e-9:
+        return []  # a tie names neither
+    return ranked[:1]
 
 
 def diagnose(report: Report, record: MistakeRecord | None, *, fingerprint: str, candidates: bool = True,

@@ -16,8 +16,8 @@ from typing import Protocol, Sequence
 from grader.atomic import atomic_write
 from grader.corpus import CorpusFile
 from grader.exercise import Exercise
-from grader.hindsight.records import (HOW_LOST_SINCE, RECORD_NAME, MistakeRecord, MutantSignature, Signature,
-                                      counted_checks, flavor_names, losses, record_path)
+from grader.hindsight.records import (EVIDENCE_SINCE, HOW_LOST_SINCE, RECORD_NAME, Lost, MistakeRecord,
+                                      MutantSignature, Signature, counted_checks, flavor_names, losses, record_path)
 from grader.reports.model import Report, Status
 from grader.wire.grant import Flavor
 
@@ -104,6 +104,10 @@ def drift(record: MistakeRecord | None, observed: list[MutantSignature], flavor:
     lines = [] if record.schema_version >= HOW_LOST_SINCE else [
         f"{RECORD_NAME} is format {record.schema_version}: it does not say how each check was lost (read as wrong "
         f"answers); write it again with `{record_command(exercise, flavor)}`"]
+    if HOW_LOST_SINCE <= record.schema_version < EVIDENCE_SINCE:
+        lines.append(f"{RECORD_NAME} is format {record.schema_version}: it holds no evidence of how each check failed, "
+                     f"so gradings name no mistake from it; write it again with `{record_command(exercise, flavor)}`")
+    evidence = record.schema_version >= EVIDENCE_SINCE
     where = f" ({flavor.value})" if flavor is not Flavor.CPU else ""
     for m in observed:
         old = recorded.get(m.name)
@@ -111,16 +115,32 @@ def drift(record: MistakeRecord | None, observed: list[MutantSignature], flavor:
         old_sig = old.signature(flavor) if old is not None else None
         if old is None:
             lines.append(f"{m.name}: not in {RECORD_NAME}")
-        elif old_sig != new_sig:
+        elif not _same_signature(new_sig, old_sig or Signature(), evidence):
             now, was = new_sig.lost, (old_sig or Signature()).lost
             gained, lost = sorted(now.keys() - was.keys()), sorted(was.keys() - now.keys())
-            moved = [f"{c} ({was[c].how.value} -> {now[c].how.value})" for c in sorted(now.keys() & was.keys())
-                     if now[c] != was[c]]
+            moved = [f"{c} ({_how(was[c])} -> {_how(now[c])})" for c in sorted(now.keys() & was.keys())
+                     if not _same(now[c], was[c], evidence)]
             change = "; ".join(part for part in (f"now also fails {', '.join(gained)}" if gained else "",
                                                  f"no longer fails {', '.join(lost)}" if lost else "",
                                                  f"loses differently {', '.join(moved)}" if moved else "") if part)
             lines.append(f"{m.name}: signature differs from {RECORD_NAME}{where}: {change}")
     return lines
+
+
+def _same(a: Lost, b: Lost, evidence: bool) -> bool:
+    """Lost the same way; what the checks said compared only where both sides hold it."""
+    if evidence and a.evidence is not None and b.evidence is not None:
+        return a.same_way(b)
+    return (a.how, a.detail) == (b.how, b.detail)
+
+
+def _same_signature(a: Signature, b: Signature, evidence: bool) -> bool:
+    return a.lost.keys() == b.lost.keys() and all(_same(x, b.lost[c], evidence) for c, x in a.lost.items())
+
+
+def _how(lost: Lost) -> str:
+    """``failed``, or ``failed: <its first case's evidence>`` where the record holds it (what moved)."""
+    return lost.how.value + (f": {lost.evidence[0][:120]}" if lost.evidence else "")
 
 
 def build_record(ex: Exercise, verdicts: Sequence[Graded], problems: Sequence[str], reference: Path,

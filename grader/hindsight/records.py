@@ -16,17 +16,21 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grader.errors import ExerciseError, describe_invalid
+from grader.hindsight.evidence import evidence_of, same_evidence
 from grader.exercise import Exercise
 from grader.reports.model import CheckResult, Report, Status
 from grader.wire.grant import Flavor
 
 #: The record's file name, in the exercise's folder.
 RECORD_NAME = "mistakes.json"
-#: 3: signatures per flavour (cpu, cuda). 2: each lost check says how it was lost.
-#: 1: only which checks, read as wrong answers. Every older format still reads (as the cpu record).
-RECORD_VERSION = 3
+#: 4: each lost check keeps its evidence (what its cases said, :mod:`grader.hindsight.evidence`). 3: signatures per
+#: flavour (cpu, cuda). 2: each lost check says how it was lost. 1: only which checks, read as wrong answers.
+#: Every older format still reads (as the cpu record), and names no mistake: it holds no evidence.
+RECORD_VERSION = 4
 #: The first format whose signatures say how each check was lost.
 HOW_LOST_SINCE = 2
+#: The first format whose signatures hold each lost check's evidence.
+EVIDENCE_SINCE = 4
 
 
 class _Strict(BaseModel):
@@ -54,10 +58,13 @@ class Lost(_Strict):
     how: Loss
     detail: str | None = Field(default=None, description="error: the exception class the code raised (none: the "
                                                           "sandbox crashed); forbidden: the API, or several, sorted")
+    evidence: list[str] | None = Field(default=None, description="what each lost case said, normalised "
+                                                                 "(grader.hindsight.evidence); None: not recorded")
 
     def same_way(self, other: "Lost") -> bool:
-        """Lost the same way: the same outcome, and the same exception class (or crash) or forbidden API."""
-        return self.how is other.how and self.detail == other.detail
+        """Lost the same way: the same outcome, the same exception class (or crash) or forbidden API, and the same
+        evidence (the same words, the same reported values); without evidence on either side, never."""
+        return self.how is other.how and self.detail == other.detail and same_evidence(self.evidence, other.evidence)
 
 
 class Signature(_Strict):
@@ -193,14 +200,18 @@ def how_lost(check: CheckResult, report: Report) -> Lost:
 
 def losses(report: Report) -> Signature:
     """The check functions ``report`` lost points on and how (a parametrized one: its cases' most telling loss,
-    forbidden before timeout before error before a wrong answer). Skipped checks and check errors count for
-    nothing (a check error makes the grading not graded; it says nothing about the file)."""
-    found: dict[str, list[Lost]] = {}
+    forbidden before timeout before error before a wrong answer), each with the evidence of its lost cases.
+    Skipped checks and check errors count for nothing (a check error makes the grading not graded; it says
+    nothing about the file)."""
+    found: dict[str, list[CheckResult]] = {}
     for c in report.checks:
         if c.lost_points:
-            found.setdefault(c.function, []).append(how_lost(c, report))
-    return Signature(lost={name: min(ways, key=lambda w: _PRECEDENCE.index(w.how))
-                           for name, ways in sorted(found.items())})
+            found.setdefault(c.function, []).append(c)
+    out = {}
+    for name, cases in sorted(found.items()):
+        how = min((how_lost(c, report) for c in cases), key=lambda w: _PRECEDENCE.index(w.how))
+        out[name] = how.model_copy(update={"evidence": evidence_of(cases)})
+    return Signature(lost=out)
 
 
 def counted_checks(report: Report) -> list[str]:

@@ -50,6 +50,10 @@ def is_assertion(exc: BaseException | None) -> bool:
     return isinstance(exc, (AssertionError, pytest.fail.Exception))
 
 
+#: A failed check's whole assertion text kept (``CheckResult.said``), in characters.
+SAID_CAP = 1500
+
+
 def raised_where(line: int | None, source_lines: Sequence[str]) -> str:
     """`` at line 14 (`assert smoothing < 1.0`)``: where in the submission an exception was raised, quoting the line
     from the judge's own read of the file (never the sandbox's traceback text); empty when no frame was the file's."""
@@ -88,6 +92,7 @@ def classify(result: CheckResult, excinfo, report, source_lines: Sequence[str] =
         result.status = Status.FAILED
         text = str(exc)
         result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        result.said = text.strip()[:SAID_CAP] or None
         result.details = report.longreprtext[-4000:]
     else:
         # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a

@@ -99,6 +99,9 @@ class CheckResult(_Model):
     max_score: float
     visibility: Visibility
     message: str = ""
+    said: str | None = Field(default=None, description="failed: the whole text of the assertion that failed it, "
+                                                       "capped (the message is its first line): the values it "
+                                                       "reports are the evidence diagnosis matches")
     details: str = ""
     counterexample: str | None = None
     hint: str | None = None

@@ -18,7 +18,7 @@ from grader.reports.tracebacks import candidate_traceback
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
 WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False, "raised": None, "duration_s": None, "check_error": None}
+            "output_truncated": False, "raised": None, "duration_s": None, "check_error": None, "said": None}
 
 #: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"

@@ -122,7 +122,7 @@ def test_mha_projections(sandbox):
 def test_mha_rejects_n_heads_below_one(sandbox):
     """MHA: ValueError naming n_heads when n_heads < 1"""
     for n_heads in (0, -2):
-        with candidate_raises("ValueError", match="n_heads"):
+        with candidate_raises("ValueError", match="n_heads", what=f"MultiHeadAttention(8, n_heads={n_heads})"):
             call(sandbox, "mha_build", 8, n_heads)
 
 
@@ -130,7 +130,8 @@ def test_mha_rejects_n_heads_below_one(sandbox):
 def test_mha_rejects_indivisible_d_model(sandbox):
     """MHA: ValueError when d_model % n_heads != 0"""
     for d_model, n_heads in [(10, 4), (8, 3), (6, 4)]:
-        with candidate_raises("ValueError", match="d_model|n_heads"):
+        with candidate_raises("ValueError", match="d_model|n_heads",
+                              what=f"MultiHeadAttention(d_model={d_model}, n_heads={n_heads})"):
             call(sandbox, "mha_build", d_model, n_heads)
 
 

@@ -201,5 +201,6 @@ def test_input_left_unchanged(sandbox, a, b, requires_grad, seed):
 def test_rejects_min_greater_than_max(sandbox):
     """ValueError naming min and max when min > max"""
     for lower, upper in [(1.0, 0.5), (0.0, -0.0625), (2.0, -2.0)]:
-        with candidate_raises("ValueError", match=r"(?s)(min.*max|max.*min)"):
+        with candidate_raises("ValueError", match=r"(?s)(min.*max|max.*min)",
+                              what=f"clamp(x, min={lower}, max={upper})"):
             sandbox.call("run", VALUES, GRAD, lower, upper, requires_grad=False)

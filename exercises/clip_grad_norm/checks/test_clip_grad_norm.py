@@ -151,10 +151,11 @@ def test_rejects_bad_arguments(sandbox):
     """ValueError naming max_norm when it is < 0, naming norm_type when it is not >= 1 or inf"""
     grads = THREE.grads()
     for max_norm in (-1.0, -1e-9):
-        with candidate_raises("ValueError", match="max_norm"):
+        with candidate_raises("ValueError", match="max_norm", what=f"clip_grad_norm(parameters, max_norm={max_norm})"):
             sandbox.call("clip", grads, max_norm)
     for norm_type in (0.5, 0.0, -1.0, -math.inf, math.nan):
-        with candidate_raises("ValueError", match="norm_type"):
+        with candidate_raises("ValueError", match="norm_type",
+                              what=f"clip_grad_norm(parameters, 1.0, norm_type={norm_type})"):
             sandbox.call("clip", grads, 1.0, norm_type)
     result = sandbox.call("clip", grads, 0)  # max_norm = 0 is allowed: every gradient becomes zero
     for i, g in enumerate(result["grads"]):

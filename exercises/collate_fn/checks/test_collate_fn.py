@@ -157,7 +157,7 @@ def test_collate_labels(sandbox, case):
 def test_collate_rejects_empty_batch(sandbox):
     """collate_fn: ValueError naming the batch when no sample is left"""
     for batch in ([], [None], [None, None, None]):
-        with candidate_raises("ValueError", match=r"(?i)batch"):
+        with candidate_raises("ValueError", match=r"(?i)batch", what=f"collate_fn({batch})"):
             sandbox.call("collate_batch", batch)
 
 

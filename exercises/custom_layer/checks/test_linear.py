@@ -244,7 +244,7 @@ def test_rejects_bad_sizes(sandbox):
     """CustomLinear: ValueError naming in_features / out_features when one is below 1"""
     for in_features, out_features, name in [(0, 3, "in_features"), (-2, 3, "in_features"),
                                             (3, 0, "out_features"), (4, -1, "out_features")]:
-        with candidate_raises("ValueError", match=name):
+        with candidate_raises("ValueError", match=name, what=f"CustomLinear({in_features}, {out_features})"):
             call(sandbox, "linear_build", in_features, out_features)
 
 

@@ -93,12 +93,12 @@ def test_shard_defaults(sandbox, n, ws, seed, epoch):
 def test_shard_rejects_bad_arguments(sandbox):
     """shard_indices: ValueError naming the argument for num_samples < 1, world_size < 1, rank out of range"""
     for n in (0, -3):
-        with candidate_raises("ValueError", match="num_samples"):
+        with candidate_raises("ValueError", match="num_samples", what=f"shard_indices({n}, 0, 2)"):
             sandbox.call("shard", n, 0, 2)
     # With world_size < 1 no rank is in range either: naming either argument is right.
     for ws in (0, -1):
-        with candidate_raises("ValueError", match="world_size|rank"):
+        with candidate_raises("ValueError", match="world_size|rank", what=f"shard_indices(5, 0, {ws})"):
             sandbox.call("shard", 5, 0, ws)
     for rank, ws in ((2, 2), (5, 3), (-1, 2), (1, 1)):
-        with candidate_raises("ValueError", match="rank"):
+        with candidate_raises("ValueError", match="rank", what=f"shard_indices(5, {rank}, {ws})"):
             sandbox.call("shard", 5, rank, ws)

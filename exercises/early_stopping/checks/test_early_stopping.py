@@ -123,7 +123,8 @@ def test_rejects_bad_arguments(sandbox):
         ({"mode": "minimum"}, "mode"),
     ]
     for kwargs, name in bad:
-        with candidate_raises("ValueError", match=name):
+        args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        with candidate_raises("ValueError", match=name, what=f"EarlyStopping({args})"):
             sandbox.call("es_init", **kwargs)
 
 

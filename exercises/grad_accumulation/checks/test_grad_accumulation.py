@@ -160,7 +160,8 @@ def test_rejects_bad_accumulation_steps(sandbox):
     """ValueError naming accumulation_steps when it is < 1, before the model, optimizer or batches are touched"""
     for k in (0, -2):
         case = Case(sizes=(2, 2), k=k, seed=16)
-        with candidate_raises("ValueError", match="accumulation_steps"):
+        with candidate_raises("ValueError", match="accumulation_steps",
+                              what=f"train_with_accumulation(..., accumulation_steps={k})"):
             run(sandbox, case)
         stale = stale_grads(17)
         seen = sandbox.call("refusal", case.params, case.batches, k, stale=stale)

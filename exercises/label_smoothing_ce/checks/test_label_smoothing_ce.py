@@ -145,8 +145,10 @@ def test_rejects_bad_arguments(sandbox):
     """ValueError naming epsilon outside [0, 1], or reduction not 'mean'/'sum'/'none'"""
     logits, target = Case(N=2, C=3).tensors()
     for epsilon in (-0.1, 1.5, -1e-9):
-        with candidate_raises("ValueError", match="epsilon"):
+        with candidate_raises("ValueError", match="epsilon",
+                              what=f"label_smoothing_cross_entropy(logits, target, epsilon={epsilon})"):
             sandbox.call("ce", logits, target, epsilon=epsilon)
     for reduction in ("avg", "batchmean", "Mean"):
-        with candidate_raises("ValueError", match="reduction"):
+        with candidate_raises("ValueError", match="reduction",
+                              what=f"label_smoothing_cross_entropy(logits, target, 0.1, reduction={reduction!r})"):
             sandbox.call("ce", logits, target, epsilon=0.1, reduction=reduction)

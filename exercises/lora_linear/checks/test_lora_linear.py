@@ -136,7 +136,7 @@ def test_rejects_bad_rank(sandbox):
     """ValueError naming r when r < 1"""
     weight, bias = torch.zeros(2, 3), torch.zeros(2)
     for r in (0, -2):
-        with candidate_raises("ValueError", match=r"\br\b"):
+        with candidate_raises("ValueError", match=r"\br\b", what=f"LoRALinear(nn.Linear(3, 2), r={r}, alpha=4.0)"):
             sandbox.call("lora_init", weight, bias, r, 4.0)
 
 

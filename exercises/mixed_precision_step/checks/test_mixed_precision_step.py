@@ -166,7 +166,8 @@ def test_rejects_bad_arguments(sandbox):
     params, stale = make_params(20), stale_grads(21)
     for max_grad_norm, device_type, name in ((0.0, "cpu", "max_grad_norm"), (-1.0, "cpu", "max_grad_norm"),
                                               (None, "tpu", "device_type"), (None, "CPU", "device_type")):
-        with candidate_raises("ValueError", match=name):
+        with candidate_raises("ValueError", match=name, what=f"amp_train_step(..., max_grad_norm={max_grad_norm}, "
+                                                             f"device_type={device_type!r})"):
             sandbox.call("amp_error", max_grad_norm, device_type)
         seen = sandbox.call("amp_refusal", params, stale, max_grad_norm, device_type)
         happened = happened_before_refusal(seen, params, stale, init_scale=1024.0)

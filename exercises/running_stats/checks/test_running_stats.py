@@ -139,7 +139,7 @@ def test_gradients_through_batch_statistics(sandbox, case):
 @pytest.mark.points(1)
 def test_training_batch_of_one_raises(sandbox):
     """Train mode with a batch of one row raises ValueError (no variance to estimate)"""
-    with candidate_raises("ValueError"):
+    with candidate_raises("ValueError", what="a train-mode forward on a batch of 1 row"):
         sandbox.call("drive", 3, {}, [["train", torch.randn(1, 3), None]])
 
 

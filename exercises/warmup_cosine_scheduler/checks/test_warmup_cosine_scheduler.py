@@ -130,7 +130,8 @@ def test_rejects_bad_arguments(sandbox):
     """ValueError naming warmup_steps < 0, or total_steps <= warmup_steps, before the optimizer is touched"""
     for warmup, total, name in ((-1, 10, "warmup_steps"), (-5, 3, "warmup_steps"), (5, 5, "total_steps"),
                                 (6, 3, "total_steps"), (0, 0, "total_steps")):
-        with candidate_raises("ValueError", match=name):
+        with candidate_raises("ValueError", match=name,
+                              what=f"WarmupCosine(optimizer, warmup_steps={warmup}, total_steps={total})"):
             sandbox.call("sched_run", [0.1], 0, warmup_steps=warmup, total_steps=total)
         seen = sandbox.call("groups_after_refusal", [0.1, 0.02], warmup_steps=warmup, total_steps=total)
         if seen["after"] != seen["before"]:

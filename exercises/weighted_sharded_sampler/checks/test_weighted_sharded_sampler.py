@@ -193,5 +193,6 @@ def test_rejects_bad_arguments(sandbox):
         ([0, 1, 7], {"class_weights": [[0, 1], [1, 1]]}, r"\b7\b"),
     ]
     for labels, kwargs, name in bad:
-        with candidate_raises("ValueError", match=name):
+        args = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+        with candidate_raises("ValueError", match=name, what=f"WeightedShardedSampler({labels}{args})"):
             sandbox.call("init", labels, **kwargs)

@@ -82,7 +82,7 @@ def test_a_tie_names_neither():
 
 
 def test_the_same_checks_saying_other_values_are_another_mistake():
-    """Issue 37: a partly wrong answer was named after a mutant that fails the same checks. What they report
+    """A partly wrong answer was named after a mutant that fails the same checks. What they report
     differs: warmup from 0 says "got 0.0" where the mutant's says "got 0.05"."""
     rec = record(mutant("current_lr", "test_a", "test_c", said={"test_a": "lr at step 0: got 0.05, expected 0.1"}))
     assert names(graded("test_a", "test_c", said={"test_a": "lr at step 0: got 0.0, expected 0.1"}), rec) == []

@@ -144,7 +144,7 @@ def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
 
 def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     from grader.exercise import load_exercise
-    from grader.host.grading import _fill
+    from grader.host.fill import fill as _fill
     from grader.subset.audit import SourceAudit
     from grader.host.runner import JudgeRun
     from grader.reports.model import Environment, Report

@@ -106,7 +106,7 @@ def test_where_the_candidates_code_raised_is_the_innermost_own_frame_never_a_lin
 
 def test_formatting_a_frame_never_reads_a_file_of_the_judges():
     """A frame without a source line is printed without one: the sandbox names a file, the judge does not open it."""
-    mine = Frame(file=str(Path(__file__).resolve()), line=1, function="f")
+    mine = Frame(file=str(Path(__file__).resolve()), line=1, function="f", end_line=2, column=0, end_column=3)
     text = format_trace(Trace(frames=[mine], exception="E\n"), candidate=False)
     assert Path(__file__).read_text().splitlines()[0] not in text
     assert last_candidate_line(Trace(frames=[mine])) is None and last_candidate_line(Trace(frames=[OWN])) == 5

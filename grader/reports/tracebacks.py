@@ -60,8 +60,9 @@ def is_candidate_frame(frame: Frame) -> bool:
 
 
 def _summary(frame: Frame, file: str) -> traceback.FrameSummary:
-    # ``line`` is always given (maybe ""): a FrameSummary without one reads the judge's own file of that name.
-    return traceback.FrameSummary(file, frame.line, frame.function, lookup_line=False, line=frame.source,
+    # ``line`` is never empty: a FrameSummary without one reads the judge's own file of that name (a blank line
+    # is printed as none, like an unknown one).
+    return traceback.FrameSummary(file, frame.line, frame.function, lookup_line=False, line=frame.source or " ",
                                   end_lineno=frame.end_line, colno=frame.column, end_colno=frame.end_column)
 
 

@@ -16,10 +16,14 @@ import pytest
 
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
+from grader.judge.replies import ReplyMismatch
 from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
 from grader.backends.client import SandboxStartError
-from grader.reports.tracebacks import last_candidate_line
+from grader.reports.tracebacks import format_trace, last_candidate_line
 from grader.untrusted import without_ansi
+
+#: A failed check's whole assertion text kept (``CheckResult.said``), in characters.
+SAID_CAP = 1500
 
 
 def root(exc):
@@ -69,6 +73,8 @@ def classify(result: CheckResult, excinfo, report, source_lines: Sequence[str] =
         result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
         return
     result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
+    if isinstance(exc, (SandboxFailure, ReplyMismatch)):
+        result.probe = exc.probe  # the panel's: the message never names a probe
     if isinstance(exc, SandboxTimeout):
         result.status, result.message = Status.TIMEOUT, str(exc)
     elif isinstance(exc, (SandboxFailure, SandboxStartError)):
@@ -79,15 +85,18 @@ def classify(result: CheckResult, excinfo, report, source_lines: Sequence[str] =
         # An exception the check did not expect (one it expects is ``candidate_raises``'s assertion): the rule's
         # hint is about an answer that never came, so the scorecard says what raised and where instead.
         result.status, result.hint = Status.ERROR, None
-        where = raised_where(last_candidate_line(exc.traceback), source_lines)
+        where = raised_where(last_candidate_line(exc.trace), source_lines)
         result.message = f"your code raised {exc.type_name}{where}" + (f": {exc.message}" if exc.message else "")
-        result.details = exc.traceback
+        result.details, result.trace = format_trace(exc.trace, candidate=False), exc.trace
         # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
         result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
     elif is_assertion(exc):
         result.status = Status.FAILED
         text = str(exc)
         result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        result.said = text.strip()[:SAID_CAP] or None
+        # Its class as pytest names it to a reader (an AssertionError subclass of ours reads as one).
+        result.said_as = "Failed" if isinstance(exc, pytest.fail.Exception) else "AssertionError"
         result.details = report.longreprtext[-4000:]
     else:
         # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a

@@ -30,7 +30,7 @@ from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, Jud
 from grader.wire.request import GradingRequest
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, GuardReason, LoadError, SkipReason, Status, cap_text
-from grader.reports.tracebacks import candidate_traceback, last_candidate_line
+from grader.reports.tracebacks import format_trace, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
@@ -345,13 +345,14 @@ class GraderPlugin:
             self.load_error = LoadError(found="sandbox", summary=without_ansi(exc.import_summary())[:1000], check=check)
             self._emit(LoadFailed(self.load_error))
             return
-        tb = without_ansi(exc.traceback)
+        trace = exc.trace
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
         raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
         if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
-            summary, tb, raised = "the sandbox's subset guard refused a name while the file was imported", "", None
-        self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
-                                    raised=raised, traceback=candidate_traceback(tb), check=check)
+            summary, trace, raised = "the sandbox's subset guard refused a name while the file was imported", None, None
+        self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(trace),
+                                    raised=raised, traceback=format_trace(trace, candidate=True) if trace else "",
+                                    trace=trace, check=check)
         self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):

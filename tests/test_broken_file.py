@@ -193,7 +193,7 @@ def test_probe_names_and_ansi_codes_never_reach_a_candidate():
     error = {"type": "RuntimeError", "qualnames": ["RuntimeError"], "builtin": True,
              "message": "\x1b[31mCUDA error\x1b[0m: bad",
              "trace": {"frames": [], "exception": "RuntimeError: \x1b[1mbad\x1b[0m"}}
-    _classify(result, SimpleNamespace(value=CandidateError("p", error)), None)
+    result = result.model_copy(update=_classify(SimpleNamespace(value=CandidateError("p", error)), None))
     assert result.message == "your code raised RuntimeError: CUDA error: bad" and "\x1b" not in result.details
     assert without_ansi("\x1b]0;title\x07plain \x1b[2Jtext") == "plain text"
 

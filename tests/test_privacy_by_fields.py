@@ -30,9 +30,8 @@ def _check(visible: bool = True) -> CheckResult:
 
 
 def _classified(exc: BaseException, longrepr: str = "", source_lines=()) -> CheckResult:
-    result = _check()
-    classify(result, SimpleNamespace(value=exc), SimpleNamespace(longreprtext=longrepr), source_lines)
-    return result
+    ended = classify(SimpleNamespace(value=exc), SimpleNamespace(longreprtext=longrepr), source_lines)
+    return _check().model_copy(update=ended)
 
 
 def _candidate(result: CheckResult) -> CheckResult:

@@ -34,6 +34,8 @@ PAGES = ("link", "start", "editor", "save", "run", "poll")
 @dataclass
 class Figures:
     samples: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in PAGES})
+    #: The same requests as the server timed them (its Server-Timing header, summed over a redirect's hops).
+    server: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in PAGES})
     asked: int = 0
     answered: int = 0
     failures: list[str] = field(default_factory=list)  # requests with no answer, or a 5xx
@@ -64,7 +66,16 @@ async def _timed(figures: Figures, kind: str, call):
         figures.note(kind, time.perf_counter() - t0, None, type(e).__name__)
         return None
     figures.note(kind, time.perf_counter() - t0, response.status_code, str(response.url))
+    timed = [_server_ms(r.headers.get("server-timing", "")) for r in (*response.history, response)]
+    if response.status_code < 500 and None not in timed:
+        figures.server[kind].append(sum(timed) / 1000)
     return response
+
+
+def _server_ms(header: str) -> float | None:
+    """``app;dur=12.3`` -> 12.3 (the server's own time for one request), or None without one."""
+    found = re.search(r"\bapp;dur=([0-9.]+)", header)
+    return float(found.group(1)) if found else None
 
 
 async def candidate(url: str, link: str, figures: Figures, *, delay: float, answer: str, until_graded: bool,
@@ -145,6 +156,9 @@ def report(figures: Figures, out=print) -> float:
     p95 = _p(pages, .95)
     out(f"pages   n={len(pages):4d}  p50={_p(pages, .5) * 1000:7.1f} ms  p95={p95 * 1000:7.1f} ms  "
         f"answered={figures.answered}/{figures.asked}  runs queued={figures.runs_queued}")
+    inside = [s for kind in PAGES for s in figures.server[kind]]
+    out(f"inside the server (Server-Timing, the same pages): n={len(inside)}  p50={_p(inside, .5) * 1000:.1f} ms  "
+        f"p95={_p(inside, .95) * 1000:.1f} ms; the rest of a page's time is waiting for a CPU or a connection")
     if figures.graded_after_s is not None:
         out(f"every run graded {figures.graded_after_s:.1f} s after the first candidate arrived")
     for failure in figures.failures[:10]:

@@ -21,8 +21,9 @@ def test_call_passes_every_argument_and_returns_the_dict():
 
 
 def test_call_fails_the_check_on_an_answer_that_is_not_a_dict_without_repeating_it():
-    with pytest.raises(AssertionError, match=r"^probe 'sdpa' returned list, expected a dict$"):
+    with pytest.raises(AssertionError, match=r"^a probe returned list, expected a dict$") as caught:
         call(FakeSandbox(["hush-5551212"]), "sdpa")
+    assert caught.value.probe == "sdpa"  # named in a field, for the panel: the message never names a probe
 
 
 def test_a_probe_cannot_put_its_own_words_on_the_scorecard_as_a_forbidden_call():

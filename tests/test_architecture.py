@@ -270,3 +270,37 @@ def test_the_host_tells_its_judge_a_grading_in_one_request():
     options = set(re.findall(r'addoption\("(--grader-[a-z-]+)"', plugin))
     assert options == {"--grader-request", "--grader-submission", "--grader-exercise", "--grader-sandbox",
                        "--grader-events"}, options
+
+
+#: What reads text to decide on it: a module that decides what a candidate sees from fields uses none of these.
+TEXT_MODULES = {"re", "regex", "fnmatch", "shlex", "string"}
+TEXT_METHODS = {"splitlines", "split", "rsplit", "partition", "rpartition", "startswith", "endswith", "find",
+                "rfind", "removeprefix", "removesuffix", "match", "fullmatch", "search", "findall", "finditer", "sub"}
+
+
+def text_parsing(source: str) -> list[str]:
+    """Where ``source`` imports a text-matching module or calls a method that reads a string's parts."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] in TEXT_MODULES]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in TEXT_MODULES:
+            found.append(f"line {node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_METHODS:
+            found.append(f"line {node.lineno}: .{node.func.attr}(...)")
+    return found
+
+
+def test_redaction_decides_from_fields_and_parses_no_text():
+    """What a candidate sees is chosen by fields (``said``, a trace's frames, ``probe``), never by matching text."""
+    found = text_parsing((PACKAGE / "reports" / "redact.py").read_text(encoding="utf-8"))
+    assert found == [], "grader/reports/redact.py reads text to decide what a candidate sees: " + "; ".join(found)
+
+
+def test_the_text_parsing_rule_finds_what_it_names():
+    sample = ("import re\nfrom fnmatch import fnmatch\n"
+              "def f(check):\n    for line in check.details.splitlines():\n"
+              "        if line.startswith('E'):\n            return _P.sub('', line)\n")
+    assert text_parsing(sample) == ["line 1: import re", "line 2: from fnmatch import ...", "line 4: .splitlines(...)",
+                                    "line 5: .startswith(...)", "line 6: .sub(...)"]
+    assert text_parsing("def f(c):\n    return c.model_copy(update={'said': None})\n") == []

@@ -22,6 +22,7 @@ from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, LoadError, Report
 from grader.reports.redact import for_audience
 from grader.reports.render import render_html, render_markdown
 from grader.reports.terminal import render_terminal
+from grader.reports.tracebacks import Frame, Trace, format_trace
 from grader.untrusted import without_ansi
 
 TOY = Path(__file__).parent / "fixtures" / "toy"
@@ -146,20 +147,22 @@ def test_old_reports_without_load_errors_still_load():
 
 # ------------------------------------------------------------------ 2. identical errors, grouped
 
-PROBE_TB = textwrap.dedent("""\
-    Traceback (most recent call last):
-      File "/sandbox/probes/probes.py", line {n}, in {probe}
-        m = attention.MultiHeadAttention(d_model, n_heads, bias=bias)
-      File "/sandbox/submission/attention.py", line 45, in __init__
-        raise NotImplementedError("MultiHeadAttention.__init__")
-    NotImplementedError: MultiHeadAttention.__init__""")
+def _probe_trace(n: int, probe: str) -> Trace:
+    """The stub's traceback as the worker sends it: a probe's frame, then the submission's."""
+    return Trace(frames=[Frame(file="/sandbox/probes/probes.py", line=n, function=probe,
+                               source="    m = attention.MultiHeadAttention(d_model, n_heads, bias=bias)\n"),
+                         Frame(file="/sandbox/submission/attention.py", line=45, function="__init__",
+                               source='        raise NotImplementedError("MultiHeadAttention.__init__")\n')],
+                 exception="NotImplementedError: MultiHeadAttention.__init__\n")
+
+
 RAISED = "your code raised NotImplementedError: MultiHeadAttention.__init__"
 
 
 def _stub_report() -> Report:
-    checks = [_check(f"v{i}", Status.ERROR, visible=True, message=RAISED, details=PROBE_TB.format(n=100 + i, probe=p))
+    checks = [_check(f"v{i}", Status.ERROR, visible=True, message=RAISED, trace=_probe_trace(100 + i, p))
               for i, p in enumerate(["mha_build", "mha_forward", "mha_grad"])]
-    checks.append(_check("h", Status.ERROR, message=RAISED, details=PROBE_TB.format(n=200, probe="mha_hidden")))
+    checks.append(_check("h", Status.ERROR, message=RAISED, trace=_probe_trace(200, "mha_hidden")))
     return _report(checks)
 
 
@@ -181,15 +184,16 @@ def test_the_panel_groups_hidden_checks_too_and_keeps_the_probe_frames():
 
 def test_probe_names_and_ansi_codes_never_reach_a_candidate():
     timeout = _check("t", Status.TIMEOUT, visible=True,
-                     message="the call to 'clip' ran past its 20 s deadline while importing the submission")
+                     message="a call ran past its 20 s deadline while importing the submission", probe="clip")
     text = terminal(_report([timeout]))
     assert "'clip'" not in text and "a call ran past its 20 s deadline" in text
     assert "'clip'" in terminal(_report([timeout]), "panel")
 
     result = _check("c", Status.ERROR, visible=True)
     error = {"type": "RuntimeError", "qualnames": ["RuntimeError"], "builtin": True,
-             "message": "\x1b[31mCUDA error\x1b[0m: bad", "traceback": "RuntimeError: \x1b[1mbad\x1b[0m"}
-    _classify(result, SimpleNamespace(value=CandidateError("p", error)), None)
+             "message": "\x1b[31mCUDA error\x1b[0m: bad",
+             "trace": {"frames": [], "exception": "RuntimeError: \x1b[1mbad\x1b[0m"}}
+    result = result.model_copy(update=_classify(SimpleNamespace(value=CandidateError("p", error)), None))
     assert result.message == "your code raised RuntimeError: CUDA error: bad" and "\x1b" not in result.details
     assert without_ansi("\x1b]0;title\x07plain \x1b[2Jtext") == "plain text"
 
@@ -218,13 +222,15 @@ def test_a_state_dict_that_a_safe_load_refuses_says_exactly_that(tmp_path):
 # ------------------------------------------------------------------ helpers
 
 
-def _check(name, status=Status.ERROR, *, visible=False, message="", details="", not_run=False) -> CheckResult:
+def _check(name, status=Status.ERROR, *, visible=False, message="", details="", not_run=False, trace=None,
+           probe=None) -> CheckResult:
     if not_run:
         status, message = Status.ERROR, NOT_RUN_MESSAGE
     return CheckResult(id=f"test_x.py::{name}", name=f"check {name}", status=status,
                        score=1.0 if status is Status.PASSED else 0.0, max_score=1.0,
                        visibility=Visibility.VISIBLE if visible else Visibility.HIDDEN, message=message,
-                       details=details, not_run=not_run,
+                       details=format_trace(trace, candidate=False) if trace else details, trace=trace,
+                       probe=probe, not_run=not_run,
                        counterexample="Failing explicit example: test_x(case=1)" if status is Status.ERROR else None)
 
 

@@ -10,7 +10,7 @@ from grader.judge import CandidateError, Opaque, candidate_raises, expect_raised
 
 def error(type_name, qualnames, message="boom"):
     return CandidateError("probe", {"type": type_name, "qualnames": qualnames, "builtin": True,
-                                    "message": message, "traceback": ""})
+                                    "message": message})
 
 
 def test_expect_tensor_names_each_problem():

@@ -121,11 +121,20 @@ def normalised(report: dict, submission: str) -> dict:
         check = {**c, **VARYING_CHECK, **{k: _workdir(c[k]) for k in QUOTING_PATHS if k in c}}
         if c["status"] == "timeout":
             check["message"] = _without_clock_figures(check["message"])
+        if c.get("trace"):
+            check["trace"] = _trace_workdir(c["trace"])
         out["checks"].append(check)
     if report.get("load_error"):
         out["load_error"] = {**report["load_error"], **{k: _workdir(report["load_error"][k])
                                                          for k in ("summary", "traceback")}}
+        if report["load_error"].get("trace"):
+            out["load_error"]["trace"] = _trace_workdir(report["load_error"]["trace"])
     return out
+
+
+def _trace_workdir(trace: dict) -> dict:
+    """A traceback as data with its frames' files (the sandbox's staged paths) normalised like text."""
+    return {**trace, "frames": [{**f, "file": _workdir(f["file"])} for f in trace["frames"]]}
 
 
 def _workdir(text: str) -> str:

@@ -194,17 +194,17 @@ def test_a_forbidden_package_found_in_the_source_costs_every_check(tmp_path):
 
 
 def test_filling_a_report_from_a_judge_run_returns_a_new_one_and_edits_neither_the_report_nor_the_run(monkeypatch):
-    """Issue 28: each stage of a grading returns a new report (the fill, the decision, the check error, not
-    graded); before, one Report was edited in turn by each, and the run's own check results with it."""
+    """Each stage of a grading returns a new report (the fill, the decision, the check error, not graded); before,
+    one Report was edited in turn by each, and the run's own check results with it."""
     from grader.exercise import load_exercise
-    from grader.host import grading
+    from grader.host import fill
     from grader.host.runner import JudgeRun
     from grader.reports.model import CheckResult, Environment, Report, Visibility
     from grader.subset.audit import SourceAudit
     from grader.wire.selfreport import SandboxSummary
     from grader.wire.spec import CheckSpec
 
-    monkeypatch.setattr(grading, "_remember_checks", lambda ex, specs: None)  # the catalog's cache left alone
+    monkeypatch.setattr(fill, "_remember_checks", lambda ex, specs: None)  # the catalog's cache left alone
     specs = [CheckSpec(id=f"test_toy.py::test_{n}", name=n, points=1.0, visibility=Visibility.VISIBLE, documented=False)
              for n in ("a", "b")]
     results = {specs[0].id: CheckResult(id=specs[0].id, name="a", status=Status.PASSED, score=1.0, max_score=1.0,
@@ -215,12 +215,12 @@ def test_filling_a_report_from_a_judge_run_returns_a_new_one_and_edits_neither_t
                    sandbox=SandboxSummary(sandbox="local", deadline_warnings=["measured by the wall clock"]))
     given = Report(exercise="toy", graded=True, environment=Environment(sandbox="local"))
     before, run_before = given.model_dump(), [r.model_dump() for r in results.values()]
-    filled = grading._fill(given, load_exercise(TOY), run, SourceAudit())
+    filled = fill.fill(given, load_exercise(TOY), run, SourceAudit())
     assert given.model_dump() == before and [r.model_dump() for r in results.values()] == run_before
     assert [c.name for c in filled.check_errors] == ["b"]  # left for the arbitration to settle (grading.grade)
     assert filled.checks[0].status is Status.FAILED and filled.checks[0].penalty == "forbidden"  # the decision
     assert [w.code for w in filled.warnings] == [WarningCode.WALL_CLOCK_DEADLINE, WarningCode.UNDOCUMENTED_CHECK,
                                                  WarningCode.UNDOCUMENTED_CHECK]
-    not_graded = grading._not_graded(filled, "the engine went away")
+    not_graded = fill.not_graded(filled, "the engine went away")
     assert filled.checks and filled.not_graded_reason != "the engine went away"  # the input, as it was
     assert not_graded.checks == [] and not_graded.not_graded_reason == "the engine went away"

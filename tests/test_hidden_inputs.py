@@ -96,7 +96,7 @@ def test_a_stored_candidate_copy_rerenders_without_secrets(recorded):
 def test_a_judge_that_died_mid_grading_shows_the_candidate_neither_the_check_nor_the_log():
     """The judge's log may quote a hidden check; the panel gets it under the reason, a candidate does not."""
     from grader.exercise import load_exercise
-    from grader.host.grading import _fill
+    from grader.host.fill import fill as _fill
     from grader.subset.audit import SourceAudit
     from grader.host.runner import JudgeRun
     from grader.wire.spec import CheckSpec

@@ -181,7 +181,7 @@ def _specific(name, outcome: Outcome):
         lines = [l for l in outcome.output.splitlines() if l.startswith("STARTED=")]
         assert lines and all(l == "STARTED=" for l in lines), lines
     elif name == "huge_frame.py":  # refused from the frame header: the call fails by name, no infra error
-        assert any("sent a 240 MB result for 'scale'; what one check may receive is limited to 16 MB" in m
+        assert any("sent a 240 MB result for a call; what one check may receive is limited to 16 MB" in m
                    for m in outcome.messages), outcome.messages
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from grader.reports.model import CheckResult, Diagnosis, FollowUp, ForbiddenHit, Report
 from grader.reports.redact import candidate_details, for_audience, opaque_id
+from grader.reports.tracebacks import Frame, Trace, format_trace
 
 # pytest's --tb=short text for a failed visible check, as the judge records it.
 LONGREPR = """\
@@ -26,17 +27,45 @@ def check(id, visibility, status="failed", **kw):
     return CheckResult(id=id, name=id.upper(), status=status, score=0, max_score=2, visibility=visibility, **kw)
 
 
-def test_a_failed_checks_details_keep_the_explanation_and_drop_our_frames():
-    text = candidate_details(check("a", "visible", details=LONGREPR))
-    assert text.startswith("AssertionError: weights: Tensor-likes are not close!")
-    assert "Mismatched elements: 6 / 6" in text
+def test_a_failed_checks_details_are_the_assertion_the_judge_raised_never_our_frames():
+    said = "weights: Tensor-likes are not close!\n\nMismatched elements: 6 / 6 (100.0%)"
+    text = candidate_details(check("a", "visible", details=LONGREPR, said=said, said_as="AssertionError"))
+    assert text == "AssertionError: " + said
     for ours in ("grader/judge", "checks/test_sdpa.py", "CheckSandbox", "explicit example", "(note:"):
         assert ours not in text
 
 
-def test_an_errors_details_are_the_candidates_own_traceback_and_stay():
+def test_a_report_older_than_the_fields_shows_a_candidate_no_details_rather_than_parse_them():
+    assert candidate_details(check("a", "visible", details=LONGREPR)) == ""
     tb = 'Traceback (most recent call last):\n  File "/sandbox/submission/attention.py", line 3\nValueError: x'
-    assert candidate_details(check("a", "visible", status="error", details=tb)) == tb
+    assert candidate_details(check("a", "visible", status="error", details=tb)) == ""
+
+
+PROBE = Frame(file="/sandbox/probes/probes.py", line=7, function="scale", source="    secret_probe_code(x)\n")
+OWN = Frame(file="/sandbox/submission/toy.py", line=5, function="scale", source="    return x.scale(factor)\n",
+            end_line=5, column=11, end_column=18)
+
+
+def test_an_errors_details_are_the_submissions_frames_chosen_by_their_file_field():
+    trace = Trace(frames=[PROBE, OWN], exception="AttributeError: no scale\n")
+    text = candidate_details(check("a", "visible", status="error", details="panel text", trace=trace))
+    assert text == ('Traceback (most recent call last):\n  File "toy.py", line 5, in scale\n'
+                    "    return x.scale(factor)\n           ^^^^^^^\nAttributeError: no scale")
+
+
+@pytest.mark.parametrize("lying", [
+    # A frame named by a bare file name, or one whose text reads like the submission's: only the field counts.
+    Frame(file="probes.py", line=7, function="scale", source="    secret_probe_code(x)\n"),
+    Frame(file="/sandbox/probes/probes.py", line=7, function='f\n  File "/sandbox/submission/toy.py", line 1, in g',
+          source="    secret_probe_code(x)\n"),
+])
+def test_a_frame_whose_text_lies_about_being_the_candidates_stays_the_panels(lying):
+    trace = Trace(frames=[lying, OWN], exception="AttributeError: no scale\n")
+    copy = for_audience(Report(exercise="x", graded=True, checks=[
+        check("a", "visible", status="error", details=format_trace(trace, candidate=False), trace=trace)]),
+        "candidate")
+    assert "secret_probe_code" not in copy.to_json() and copy.checks[0].trace is None
+    assert 'File "toy.py", line 5' in copy.checks[0].details
 
 
 def test_candidate_copy_withholds_hidden_details_and_ids_and_panel_copy_is_untouched():
@@ -169,7 +198,8 @@ def test_a_stored_report_with_the_sandboxs_words_in_a_hit_or_a_tampering_report_
     characters), and a tampering text of its own; reports made since name hits from the exercise's list,
     and a stored or edited one is held to the same rule in the candidate's copy."""
     from grader.reports.model import Finding, FindingKind
-    from grader.reports.redact import SANDBOX_TAMPERING, UNNAMED_API
+    from grader.reports.findings import UNNAMED_API
+    from grader.reports.redact import SANDBOX_TAMPERING
 
     forged = "torch.mul (seen: 918273645, 'hush-5551212')" + " " * 126_000
     report = Report(exercise="x", graded=True, checks=[

@@ -43,7 +43,8 @@ def test_a_reply_that_does_not_fit_is_the_submissions_failure_in_the_judges_word
         check_reply("run", reply, RUN)
     assert isinstance(caught.value, AssertionError)  # a failed check, never a check error
     message = str(caught.value)
-    assert message.startswith("the submission's call returned a reply the judge cannot read (probe 'run'): ")
+    assert message.startswith("the submission's call returned a reply the judge cannot read: ")
+    assert caught.value.probe == "run" and "'run'" not in message  # the probe is named in a field, for the panel
     assert words in message
     assert "sandbox chose" not in message and "secret" not in message
 

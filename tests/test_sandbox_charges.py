@@ -105,7 +105,7 @@ def test_a_calls_deadline_is_its_cgroups_cpu_time_and_a_sleeping_call_meets_the_
         busy = box.call("scale", [torch.ones(2), 1.0])
         assert busy.failure is Failure.TIMEOUT and busy.timed_out_by is not Clock.WALL, busy.failure_message
         if busy.timed_out_by is Clock.CPU:  # the machine gave the sandbox more than an eighth of its share
-            assert busy.failure_message.startswith("the call to 'scale' ran past its 3 s deadline: it used 3.0 of "
+            assert busy.failure_message.startswith("a call ran past its 3 s deadline: it used 3.0 of "
                                                    "its 3 CPU-seconds (")
         else:  # a machine so busy that the hard limit (8x) came first: starved, never cut by the ceiling
             assert busy.timed_out_by is Clock.HARD and "the hard limit of 24 s by the clock" in busy.failure_message
@@ -144,7 +144,7 @@ def test_a_local_worker_is_charged_for_its_childrens_cpu(tmp_path):
 
 def test_a_sandbox_whose_clocks_could_not_be_read_says_so_on_the_report():
     from grader.exercise import load_exercise
-    from grader.host.grading import _fill
+    from grader.host.fill import fill as _fill
     from grader.subset.audit import SourceAudit
     from grader.host.runner import JudgeRun
     from grader.reports.model import Environment, Report

@@ -150,3 +150,10 @@ def test_the_servers_clock_decides_and_hands_in_when_the_time_is_up(client, serv
         draft = s.get(Draft, (1, "toy"))
     assert i.handed_in_by == "clock" and [g.source for g in handed] == [draft.text.encode()] == [b"x = 6\n"]
     assert "Handed in" in ann.client.get("/take").text
+
+
+def test_every_response_says_how_long_the_server_itself_took(client, service):
+    """A load test tells the server's own time (Server-Timing) from a page's wait for a CPU or a connection."""
+    for r in (client.get("/login"), client.get("/", follow_redirects=False), client.get("/c/not-a-token")):
+        name, _, duration = r.headers["Server-Timing"].partition(";dur=")
+        assert name == "app" and float(duration) >= 0.0, r.headers["Server-Timing"]

@@ -75,7 +75,7 @@ def result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
                   forbidden=forbidden or [], duration_s=elapsed)
     if forbidden is None:  # not what the worker sends: the call has no trustworthy answer
         return CallResult(probe, failure=Failure.PROTOCOL, failure_message=(
-            f"the sandbox's report of forbidden API calls during the call to {probe!r} is malformed"), **common)
+            f"the sandbox's report of forbidden API calls during a call is malformed"), **common)
     if reply.get("ok") is True:
         return CallResult(probe, value=reply.get("value"), **common)
     if reply.get("error") is None:
@@ -84,6 +84,6 @@ def result_from_reply(probe: str, reply: dict, elapsed: float) -> CallResult:
     try:
         error = read_error_record(reply["error"])
     except MalformedErrorRecord as e:
-        return CallResult(probe, failure=Failure.PROTOCOL, failure_message=f"{e} (from the call to {probe!r})",
+        return CallResult(probe, failure=Failure.PROTOCOL, failure_message=f"{e} (from a call)",
                           **common)
     return CallResult(probe, error=error, **common)

@@ -296,21 +296,21 @@ class Sandbox:
             self._deadlines.timed_out(deadline, e.expiry.elapsed_s)
             said = deadline.describe(" while importing the submission" if importing else "") + e.expiry.describe()
             # Only a hang under the full deadline says the import hangs; under a shortened one it may just be slow.
-            return fail(Failure.TIMEOUT, f"the call to {probe!r} ran past {said}",
+            return fail(Failure.TIMEOUT, f"a call ran past {said}",
                         hung_import=importing and not deadline.shortened, by=e.expiry.clock,
                         cause=deadline.describe() + e.expiry.describe())
         except (EOFError, ConnectionError, OSError):
             reason = transport.exit_reason()
-            where = " while importing the submission" if importing else f" during the call to {probe!r}"
+            where = " while importing the submission" if importing else " during a call"
             return fail(Failure.CRASH, f"the sandbox died{where}: {reason}", cause=reason)
         except protocol.FrameTooLarge as e:  # the body is still coming: _fail retires the worker
             earlier = f", and {_megabytes(already)} had come back already" if already else ""
             return fail(Failure.TOO_LARGE,
-                        f"the sandbox sent a {_megabytes(e.size)} result for {probe!r}; what one check may "
+                        f"the sandbox sent a {_megabytes(e.size)} result for a call; what one check may "
                         f"receive is limited to {_megabytes(self.max_frame_bytes)} for this exercise "
                         f"([limits] result_mb){earlier}")
         except protocol.ProtocolError as e:
-            return fail(Failure.PROTOCOL, f"protocol violation during the call to {probe!r}: {e}")
+            return fail(Failure.PROTOCOL, f"protocol violation during a call: {e}")
         if reply.get("type") != protocol.Kind.RESULT or reply.get("id") != call_id:
             return fail(Failure.PROTOCOL, f"expected the result of call {call_id}, got another message")
         elapsed = self._clock() - begun.wall_s

@@ -79,7 +79,7 @@ class Deadline:
     def describe(self, during: str = "") -> str:
         """``its 20 s deadline``, or ``its 1 s deadline (shortened from 20 s after an earlier call timed out)``.
 
-        All start with "its": the sandbox client writes "the call to 'x' ran past " before them, and
+        All start with "its": the sandbox client writes "a call ran past " before them, and
         :meth:`Expiry.describe` after them. ``during`` (" while importing the submission") goes right after
         the word deadline.
         """

@@ -157,4 +157,5 @@ def mark_not_run(check: CheckResult, message: str = NOT_RUN_MESSAGE) -> CheckRes
     (``load_error``, ``violations``). A new check; ``check`` itself is left as it is."""
     return check.model_copy(update={"status": Status.ERROR, "score": 0.0, "message": message, "not_run": True,
                                     "details": "", "counterexample": None, "output": "",
-                                    "output_truncated": False})
+                                    "output_truncated": False, "said": None, "said_as": None, "trace": None,
+                                    "probe": None})

@@ -12,9 +12,9 @@ import datetime as _dt
 import hashlib
 import tempfile
 import time
-import os
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader import __version__
@@ -22,19 +22,18 @@ from grader.errors import InfraError, UsageError
 from grader.exercise import Exercise, load_exercise, resolve_submission
 from grader.host import arbitration, decision
 from grader.host.check_scope import Checks, CheckScope
+from grader.host.fill import fill, not_graded
 from grader.hindsight.annotate import Hindsight
 from grader.host.source_check import audit_submission
 from grader.subset.audit import SourceAudit, parse_only
-from grader.host.runner import JudgeRun, grading_request, run_checks
-from grader.reports.model import (CheckResult, Environment, LoadError, Report, Status, not_run_message,
-                                  one_line_reason, split_check_id, total)
+from grader.host.runner import grading_request, run_checks
+from grader.reports.model import CheckResult, Environment, LoadError, Report, Status, not_run_message, total
 from grader.reports.warning import ReportWarning, WarningCode
 from grader.backends.choice import SandboxChoice, choose_sandbox
-from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus, version_from_hello as _text
+from grader.backends.gpu import GpuPlan, gpu_request, plan_gpus
 from grader.wire.events import JudgeEvent
 from grader.wire.grant import GpuRequest
 from grader.backends.oci_runtime import resolve_runtime
-from grader.backends.staging import BENCH_UNGUARDED_ENV
 from grader.untrusted import shown
 from grader.userfile import Unreadable, read_user_file
 
@@ -67,8 +66,60 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     (``grader.backends.prestart``), so it boots while this grading runs.
     ``checks``: ``"visible"`` runs the visible checks only (a practice run; ``grader.host.check_scope``).
     ``solutions_dir``: where the exercise's reference is (default: the catalog's), graded on a check whose own
-    code raised to tell whose error it is (``grader.host.arbitration``)."""
+    code raised to tell whose error it is (``grader.host.arbitration``).
 
+    Three stages: :func:`prepare` (everything decided before anything runs; usage errors here), the judge's answer
+    alone where no candidate code needs to run, and :func:`run_and_fill`."""
+    asked = prepare(exercise, submission, gpus=gpus, seed=seed, shown_path=shown_path, fingerprint=fingerprint,
+                    given_as=given_as, answer_alone=answer_alone, checks=checks)
+    if asked.alone is not None and asked.request is None:  # nothing to run, and no GPU to grant or refuse
+        return asked.answered_alone()
+    choice, plan, refusal = choose(asked, sandbox, image=image)
+    if asked.alone is not None and refusal is None:  # GPUs asked for and to be had: the answer is still the judge's
+        return asked.answered_alone()
+    placed = place(asked, choice, plan, runtime=runtime)
+    if refusal is not None:
+        return asked.finish(not_graded(placed.report, str(refusal) + (f" {refusal.hint}" if refusal.hint else "")))
+    audit = audit_submission(asked.ex, asked.source.decode("utf-8", "replace"))  # the trusted decision, from the text
+    if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
+        return asked.answered_alone(decision.subset_load_error(audit), audit)
+    return run_and_fill(asked, placed, audit, image=image, on_event=on_event, start_next=start_next,
+                        solutions_dir=solutions_dir)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One grading as asked, read and checked before anything runs: the exercise, the file's bytes, the GPU
+    request, the seed, and why the judge can answer alone (``alone``), if it can."""
+
+    ex: Exercise
+    scope: CheckScope
+    path: Path
+    source: bytes
+    gpus: GpuRequest | None
+    request: GpuRequest | None
+    gpu_warning: ReportWarning | None
+    seed: int
+    shown_path: str | None
+    alone: LoadError | None
+    started_at: str
+    t0: float
+
+    def answered_alone(self, reason: LoadError | None = None, audit: SourceAudit | None = None) -> Report:
+        """The judge's answer alone, for :attr:`alone` (or ``reason``, with the ``audit`` that refused the file)."""
+        return self.scope.narrow(answer_without_sandbox(
+            self.ex, self.source, reason or self.alone, path=self.path, shown_path=self.shown_path, seed=self.seed,
+            gpus=self.gpus, started_at=self.started_at, t0=self.t0, audit=audit))
+
+    def finish(self, report: Report) -> Report:
+        """``report`` timed and cut to the checks asked for: what :func:`grade` returns."""
+        return self.scope.narrow(_timed(report, self.t0))
+
+
+def prepare(exercise: str | Path | Exercise, submission: str | Path | None, *, gpus: GpuRequest | None,
+            seed: int | None, shown_path: str | None, fingerprint: str | None, given_as: str | None,
+            answer_alone: bool, checks: Checks) -> Asked:
+    """The grading as asked (see :func:`grade`'s parameters); a ``UsageError`` when it cannot be."""
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     ex = exercise if isinstance(exercise, Exercise) else load_exercise(exercise)
@@ -78,76 +129,90 @@ def grade(exercise: str | Path | Exercise, submission: str | Path | None = None,
     path = resolve_submission(ex, submission)
     source = read_submission(path)
     request, gpu_warning = gpu_request(ex.config.exercise.gpu, gpus)  # a usage error before anything is looked at
-    seed = ex.config.checks.seed if seed is None else seed
     given_as = given_as or shown_path or path.name
-    reason = alone_reason(ex, source, given_as=given_as) if answer_alone else None
-    if reason is not None and request is None:
-        return scope.narrow(answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed,
-                                                   gpus=gpus, started_at=started_at, t0=t0))
-    refusal: InfraError | None = None
-    try:
-        choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image, gpu=request)
-        plan = _gpu_plan(ex, request, choice.kind, image)
-    except InfraError as e:  # a GPU asked for and not to be had here: refused before grading, never dropped
-        if not isinstance(sandbox, SandboxChoice):  # `auto` grades GPUs in Docker only
-            sandbox = SandboxChoice("local" if sandbox == "local" else "docker")
-        choice, plan, refusal = sandbox, GpuPlan(request), e
-    if reason is not None and refusal is None:  # GPUs asked for and to be had: the answer is still the judge's alone
-        return scope.narrow(answer_without_sandbox(ex, source, reason, path=path, shown_path=shown_path, seed=seed,
-                                                   gpus=gpus, started_at=started_at, t0=t0))
-    sandbox = choice.kind
-    oci = resolve_runtime(runtime) if sandbox == "docker" else None  # a bad name fails before grading
-    hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
+    return Asked(ex=ex, scope=scope, path=path, source=source, gpus=gpus, request=request, gpu_warning=gpu_warning,
+                 seed=ex.config.checks.seed if seed is None else seed, shown_path=shown_path,
+                 alone=alone_reason(ex, source, given_as=given_as) if answer_alone else None,
+                 started_at=started_at, t0=t0)
 
-    # Each stage below returns a new report (as pytest makes a TestReport from an item and a call); none edits
-    # the one it is given, so what a report says never depends on who held it last.
-    untouched = is_untouched_stub(ex, source)
-    warnings = _source_warnings(source)
+
+def choose(asked: Asked, sandbox: str | SandboxChoice, *, image: str | None
+           ) -> tuple[SandboxChoice, GpuPlan, InfraError | None]:
+    """The sandbox for ``asked`` and its GPU plan, or (third) why the GPUs asked for are refused here."""
+    try:
+        choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox, image=image,
+                                                                                   gpu=asked.request)
+        return choice, _gpu_plan(asked.ex, asked.request, choice.kind, image), None
+    except InfraError as e:  # a GPU asked for and not to be had here: refused before grading, never dropped
+        # `auto` grades GPUs in Docker only
+        choice = sandbox if isinstance(sandbox, SandboxChoice) else SandboxChoice(
+            "local" if sandbox == "local" else "docker")
+        return choice, GpuPlan(asked.request), e
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where the grading runs (the sandbox chosen, its GPU plan, the OCI runtime), the report before any check,
+    and the exercise's hindsight (its mistake record and question bank)."""
+
+    choice: SandboxChoice
+    plan: GpuPlan
+    runtime: str | None
+    report: Report
+    hindsight: Hindsight
+
+
+def place(asked: Asked, choice: SandboxChoice, plan: GpuPlan, *, runtime: str | None) -> Placed:
+    """The report before any check (its warnings and environment) for ``asked`` graded in ``choice``."""
+    ex, kind = asked.ex, choice.kind
+    oci = resolve_runtime(runtime) if kind == "docker" else None  # a bad name fails before grading
+    hindsight = Hindsight.load(ex)  # its mistake record and question bank: a malformed one fails here, not after
+    untouched = is_untouched_stub(ex, asked.source)
+    warnings = _source_warnings(asked.source)
     if untouched:
         warnings.append(ReportWarning(code=WarningCode.UNTOUCHED_STUB, message=UNTOUCHED_STUB))
     if choice.note:
         warnings.append(ReportWarning(code=WarningCode.SANDBOX_FALLBACK, message=choice.note))
-    if gpu_warning:
-        warnings.append(gpu_warning)
-    if sandbox == "local":
+    if asked.gpu_warning:
+        warnings.append(asked.gpu_warning)
+    if kind == "local":
         from grader.backends.local_backend import NOT_ISOLATED
 
         warnings.append(ReportWarning(code=WarningCode.NOT_ISOLATED, message=NOT_ISOLATED))
     if plan.local is not None:
         warnings.append(ReportWarning(code=WarningCode.LOCAL_GPU, message=plan.local.describe(ex.limits.memory_mb)))
-    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=started_at, warnings=warnings,
+    report = Report(exercise=ex.name, title=ex.title, graded=True, started_at=asked.started_at, warnings=warnings,
                     untouched_stub=untouched,
-                    environment=_environment(ex, path, source, shown_path=shown_path, sandbox=sandbox, seed=seed,
-                                             gpus=gpus if plan.request else None, oci_runtime=oci,
-                                             local_gpu_env=plan.local.env if plan.local else None))
-    if refusal is not None:
-        return scope.narrow(_timed(_not_graded(report, str(refusal) + (f" {refusal.hint}" if refusal.hint else "")), t0))
-    # The trusted decision about what the source may run: made here, from the text, before it runs.
-    audit = audit_submission(ex, source.decode("utf-8", "replace"))
-    report = report.model_copy(update={"forbidden": list(audit.forbidden), "violations": list(audit.violations)})
-    if audit.blocking and audit.parsed:  # outside the subset: the file never runs, the judge answers alone
-        return scope.narrow(answer_without_sandbox(ex, source, decision.subset_load_error(audit), path=path,
-                                                   shown_path=shown_path, seed=seed, gpus=gpus, started_at=started_at,
-                                                   t0=t0, audit=audit))
+                    environment=_environment(ex, asked.path, asked.source, shown_path=asked.shown_path, sandbox=kind,
+                                             seed=asked.seed, gpus=asked.gpus if plan.request else None,
+                                             oci_runtime=oci, local_gpu_env=plan.local.env if plan.local else None))
+    return Placed(choice, plan, oci, report, hindsight)
 
-    pre = _prestart(ex, sandbox, plan, image, oci, start_next)
+
+def run_and_fill(asked: Asked, placed: Placed, audit: SourceAudit, *, image: str | None, on_event: Callable[[JudgeEvent], None] | None,
+                 start_next: bool, solutions_dir: Path | None) -> Report:
+    """Run the checks on the bytes ``asked`` read (``audit``: what the judge found in them), fill the report from the judge's run, settle check errors
+    against the reference, and annotate it (the mistake it looks like, what to ask)."""
+    ex, plan, sandbox = asked.ex, placed.plan, placed.choice.kind
+    pre = _prestart(ex, sandbox, plan, image, placed.runtime, start_next)
     try:
         with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
-            graded = Path(tmp) / path.name  # the bytes just hashed and scanned, not whatever the path holds by now
-            graded.write_bytes(source)
-            asked = grading_request(ex, graded, sandbox=sandbox, seed=seed,
-                                    grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
-                                    gpus=gpus if plan.request else None, image=image, runtime=oci,
-                                    local_gpu_env=plan.local.env if plan.local else None,
-                                    prestarted=pre.handoff() if pre else None)
-            run = run_checks(ex, asked, on_event=on_event, extra_args=scope.pytest_args)
+            graded = Path(tmp) / asked.path.name  # the bytes hashed and scanned, not whatever the path holds by now
+            graded.write_bytes(asked.source)
+            request = grading_request(ex, graded, sandbox=sandbox, seed=asked.seed,
+                                      grading_id=pre.grading_id if pre else uuid.uuid4().hex[:12],
+                                      gpus=asked.gpus if plan.request else None, image=image, runtime=placed.runtime,
+                                      local_gpu_env=plan.local.env if plan.local else None,
+                                      prestarted=pre.handoff() if pre else None)
+            run = run_checks(ex, request, on_event=on_event, extra_args=asked.scope.pytest_args)
     finally:
         if pre is not None:
             pre.discard()  # removed whatever the judge did (it removes what it took over itself)
-    report = _fill(report, ex, run, audit, remember=scope.everything)
+    report = placed.report.model_copy(update={"forbidden": list(audit.forbidden), "violations": list(audit.violations)})
+    report = fill(report, ex, run, audit, remember=asked.scope.everything)
     if report.graded and report.check_errors:  # whose error: the reference's grading on those checks says
-        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), asked)
-    return scope.narrow(_timed(hindsight.annotate(report, untouched_stub=report.untouched_stub), t0))
+        report = arbitration.settle(report, ex, arbitration.reference_file(ex, solutions_dir), request)
+    return asked.finish(placed.hindsight.annotate(report, untouched_stub=report.untouched_stub))
 
 
 def _timed(report: Report, t0: float) -> Report:
@@ -232,7 +297,7 @@ def answer_without_sandbox(ex: Exercise, source: bytes, reason: LoadError, *, pa
     try:
         specs = cached_checks(ex)
     except CollectionFailed as e:
-        return _not_graded(report, f"the exercise's checks could not be collected: {e}")
+        return not_graded(report, f"the exercise's checks could not be collected: {e}")
     message = decision.not_run_reason(audit) if audit is not None else not_run_message(reason.found)
     checks = [CheckResult(id=s.id, name=s.name, max_score=s.points, visibility=s.visibility, score=0.0,
                           **({"status": Status.SKIPPED, "message": "not run: no GPU was asked for (--gpus)"}
@@ -279,98 +344,3 @@ def _source_warnings(source: bytes) -> list[ReportWarning]:
     if not source.strip():
         return [ReportWarning(code=WarningCode.EMPTY_FILE, message="the submission file is empty")]
     return []  # a file that does not parse is the report's load_error, told once (grader.host.decision)
-
-
-def _fill(report: Report, ex: Exercise, run: JudgeRun, audit: SourceAudit, *, remember: bool = True) -> Report:
-    """``report`` with what the judge's run found (the sandbox it used, the checks' outcomes, the judge's decision
-    on them), or not graded and why: a new report; ``report`` itself is left as it is. ``remember``: the run
-    collected every check, so the catalog's cache may keep them (a practice run collects the visible ones only)."""
-    env = report.environment
-    sandbox, hello = run.sandbox, run.sandbox.hello if run.sandbox is not None else None
-    found: dict = {}
-    if sandbox is not None:
-        found.update(image=sandbox.image, image_id=sandbox.image_id)
-    if hello is not None:  # validated where it arrived (grader.wire.selfreport); versions made printable
-        found.update(torch_version=_text(hello.torch), python_version=_text(hello.python),
-                     cuda_version=_text(hello.cuda_version), sandbox_gpus=hello.gpus)
-    try:
-        from importlib.metadata import version
-
-        found["judge_torch_version"] = version("torch")
-    except Exception:
-        pass
-    warnings = list(report.warnings)
-    if env.sandbox == "local" and sandbox is not None:
-        from grader.backends.local_backend import limit_warnings
-
-        warnings += limit_warnings(sandbox.limits_unavailable, hello.rlimits_failed if hello else {})
-    if sandbox is not None:
-        # deadlines measured by the wall clock, and why
-        warnings += [ReportWarning(code=WarningCode.WALL_CLOCK_DEADLINE, message=w) for w in sandbox.deadline_warnings]
-    if os.environ.get(BENCH_UNGUARDED_ENV):
-        warnings.append(ReportWarning(code=WarningCode.BENCH_UNGUARDED, message=(
-            f"{BENCH_UNGUARDED_ENV} was set: the module ran as written, without the runtime subset's guards "
-            "(a benchmark's grading, never one to keep)")))
-    if hello is not None and not hello.no_exec:
-        warnings.append(ReportWarning(code=WarningCode.PROGRAMS_NOT_SEALED, message=(
-            "the sandbox could not refuse new programs (no seccomp filter on this platform or kernel): a program "
-            "started from the sandbox would not have the exercise's forbidden APIs removed")))
-    forbidden = ex.config.forbidden  # the sandbox reports forbidden APIs as indices: named from this list only
-    for api in forbidden.named(hello.forbidden_missing if hello else []):
-        warnings.append(ReportWarning(code=WarningCode.FORBIDDEN_API_ABSENT, message=f"forbidden API {api} does "
-                                      "not exist in this torch; only the judge's source audit covers it"))
-    undocumented = dict.fromkeys(split_check_id(s.id)[0] for s in run.collected if not s.documented)
-    for function in undocumented:  # named by function: a parametrized id would show a hidden check's inputs
-        warnings.append(ReportWarning(code=WarningCode.UNDOCUMENTED_CHECK,
-                                      message=f"check {function} has no docstring; its name on the scorecard "
-                                              "is made up"))
-    report = report.model_copy(update={"environment": env.model_copy(update=found), "warnings": warnings})
-
-    if run.infra is not None:
-        return _not_graded(report, run.infra, run.infra_detail)
-    if not run.collected:
-        if run.timed_out:  # no check had begun: nothing of the candidate's was judged, the machine was slow
-            return _not_graded(report, f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline before "
-                                       "the judge had collected its checks (a busy machine?): rerun", _log_hint(run))
-        return _not_graded(report, "the judge collected no checks", _log_hint(run))
-    if remember:
-        _remember_checks(ex, run.collected)
-    checks = []
-    for n, spec in enumerate(run.collected, 1):
-        result = run.results.get(spec.id)
-        if result is None:
-            if not run.timed_out:  # the reason is for anyone; the check's id and the log are for the panel
-                return _not_graded(report, f"the judge ended without an outcome for check {n} of {len(run.collected)}",
-                                   "\n".join(filter(None, (spec.id, _log_hint(run)))))
-            result = CheckResult(id=spec.id, name=spec.name, status=Status.TIMEOUT, score=0.0,
-                                 max_score=spec.points, visibility=spec.visibility,
-                                 message=f"the grading ran past its {ex.limits.grading_timeout_s:g} s deadline "
-                                         "before this check finished")
-        checks.append(result)
-    decided = decision.apply(report.model_copy(update={"checks": checks, "load_error": run.load_error}), audit)
-    score, max_score = total(decided.checks)
-    decided = decided.model_copy(update={"score": score, "max_score": max_score})
-    return decided
-
-
-def _remember_checks(ex: Exercise, specs) -> None:
-    """Keep the checks this grading collected in the catalog's cache, for the judge's answers alone."""
-    from grader.host.collected import remember_checks
-
-    try:
-        remember_checks(ex, specs)
-    except OSError:
-        pass  # a read-only data folder costs a later answer a collection, never this grading
-
-
-def _not_graded(report: Report, reason: str, detail: str | None = None) -> Report:
-    """``report`` not graded, for ``reason`` (one line, anyone's) and ``detail`` (the panel's): no score, no checks.
-    A new report; ``report`` itself is left as it is."""
-    said = one_line_reason({"not_graded_reason": reason, "not_graded_detail": detail})  # an exception's own lines
-    return report.model_copy(update={**said, "graded": False, "score": 0.0, "max_score": 0.0, "checks": []})
-
-
-def _log_hint(run: JudgeRun) -> str | None:
-    """The judge log's last lines: the panel's detail (the log may quote a hidden check), capped."""
-    tail = [line[:300] for line in run.log_tail.strip().splitlines()[-5:]]
-    return ("judge log (end):\n" + "\n".join(tail)) if tail else None

@@ -9,6 +9,8 @@ report: they are absent from the sandbox (``grader.sandbox.removal``), and the j
 
 from __future__ import annotations
 
+from grader.judge.replies import ReplyMismatch
+
 
 def call(sandbox, probe: str, /, *args, **kwargs) -> dict:
     """``sandbox.call(probe, *args, **kwargs)`` for a probe that answers with a dict; that dict.
@@ -17,7 +19,7 @@ def call(sandbox, probe: str, /, *args, **kwargs) -> dict:
     """
     answer = sandbox.call(probe, *args, **kwargs)
     if not isinstance(answer, dict):
-        raise AssertionError(f"probe {probe!r} returned {type(answer).__name__}, expected a dict")
+        raise ReplyMismatch(f"a probe returned {type(answer).__name__}, expected a dict", probe=probe)
     return answer
 
 

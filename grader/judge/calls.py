@@ -30,7 +30,7 @@ class CandidateError(Exception):
         try:
             error = read_error_record(error)
         except MalformedErrorRecord as e:
-            raise ProtocolViolation(f"{e} (from the probe {probe!r})") from None
+            raise ProtocolViolation(str(e), probe=probe) from None
         self.probe = probe
         #: Raised while the worker imported the submission: no check can run its logic (see ``LoadError``).
         self.during_import = during_import
@@ -39,7 +39,7 @@ class CandidateError(Exception):
         self.qualnames: list[str] = list(error.qualnames)
         self.builtin: bool = error.builtin
         self.message: str = error.message
-        self.traceback: str = error.traceback
+        self.trace = error.trace
         super().__init__(f"{self.type_name}: {self.message}" if self.message else self.type_name)
 
     def is_a(self, name: str) -> bool:
@@ -56,14 +56,16 @@ class SandboxFailure(Exception):
     tells it once, as the file not importing, instead of once per check.
     ``cause``: the failure's particulars without its subject (``CallResult.failure_cause``), for telling it
     again in other words: a timeout's deadline and clock figures, a crash's end; "" when there are none.
+    ``probe``: the probe whose call it was (the panel's ``CheckResult.probe``); the message never names it.
     """
 
     kind: Failure = Failure.PROTOCOL
 
-    def __init__(self, message: str = "", *, during_import: bool = False, cause: str = ""):
+    def __init__(self, message: str = "", *, during_import: bool = False, cause: str = "", probe: str | None = None):
         super().__init__(message)
         self.during_import = during_import
         self.cause = cause
+        self.probe = probe
 
     def import_summary(self) -> str:
         """How the file's not importing is told once (``LoadError.summary``) when this ended the import: decided by
@@ -76,7 +78,7 @@ class SandboxFailure(Exception):
 
     def again(self) -> "SandboxFailure":
         """The same failure raised anew (a later call in a check whose sandbox was lost)."""
-        return type(self)(str(self), during_import=self.during_import, cause=self.cause)
+        return type(self)(str(self), during_import=self.during_import, cause=self.cause, probe=self.probe)
 
 
 class SandboxTimeout(SandboxFailure):
@@ -161,7 +163,7 @@ class CheckSandbox:
         self.record.add(result)
         if result.failure is not None:
             self.record.lost = _FAILURES[result.failure](result.failure_message, during_import=result.during_import,
-                                                         cause=result.failure_cause)
+                                                         cause=result.failure_cause, probe=probe)
             raise self.record.lost.again()
         if result.error is not None:
             raise CandidateError(probe, result.error, during_import=result.during_import)

@@ -107,4 +107,4 @@ def expect_raised(raised: dict | None, exception: str, *, what: str, match: str 
             # The probe's record is untrusted: CandidateError validates it (a malformed one is a ProtocolViolation).
             record = raised if isinstance(raised, dict) else {}
             raise CandidateError("probe", {"type": record.get("type"), "qualnames": record.get("qualnames"),
-                                           "builtin": False, "message": record.get("message"), "traceback": ""})
+                                           "builtin": False, "message": record.get("message")})

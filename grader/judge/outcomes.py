@@ -10,16 +10,20 @@ raised is **check_error**, the grader's bug, never the candidate's failure ("not
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import pytest
 
 from grader.judge import counterexample
 from grader.judge.calls import CandidateError, SandboxCrash, SandboxFailure, SandboxTimeout
-from grader.reports.model import NOT_RUN_MESSAGE, CheckResult, Status
+from grader.judge.replies import ReplyMismatch
+from grader.reports.model import NOT_RUN_MESSAGE, Status
 from grader.backends.client import SandboxStartError
-from grader.reports.tracebacks import last_candidate_line
+from grader.reports.tracebacks import format_trace, last_candidate_line
 from grader.untrusted import without_ansi
+
+#: A failed check's whole assertion text kept (``CheckResult.said``), in characters.
+SAID_CAP = 1500
 
 
 def root(exc):
@@ -50,10 +54,6 @@ def is_assertion(exc: BaseException | None) -> bool:
     return isinstance(exc, (AssertionError, pytest.fail.Exception))
 
 
-#: A failed check's whole assertion text kept (``CheckResult.said``), in characters.
-SAID_CAP = 1500
-
-
 def raised_where(line: int | None, source_lines: Sequence[str]) -> str:
     """`` at line 14 (`assert smoothing < 1.0`)``: where in the submission an exception was raised, quoting the line
     from the judge's own read of the file (never the sandbox's traceback text); empty when no frame was the file's."""
@@ -64,43 +64,48 @@ def raised_where(line: int | None, source_lines: Sequence[str]) -> str:
     return f" at line {line}{quoted}"
 
 
-def classify(result: CheckResult, excinfo, report, source_lines: Sequence[str] = ()) -> None:
-    """Set ``result``'s status, message and details from what ended the check; ``source_lines`` are the submission's
-    lines as the judge read them, to quote the line an exception of the candidate's was raised at."""
+def classify(excinfo, report, source_lines: Sequence[str] = ()) -> dict[str, Any]:
+    """How a check that did not pass ended, as the fields of its ``CheckResult`` (status, message, details, and
+    what else the exception says): decided here from what ended it, set once where the result is made.
+    ``source_lines`` are the submission's lines as the judge read them, to quote where the candidate's code raised."""
     exc = root(excinfo.value) if excinfo is not None else None
     if isinstance(exc, (CandidateError, SandboxFailure)) and exc.during_import:
         # No example reached the candidate's logic: no counterexample, and the cause is told once (LoadError).
-        result.status, result.message, result.not_run = Status.ERROR, NOT_RUN_MESSAGE, True
-        return
-    result.counterexample = counterexample.extract(excinfo.value if excinfo is not None else None)
+        return {"status": Status.ERROR, "message": NOT_RUN_MESSAGE, "not_run": True}
+    ended: dict[str, Any] = {"counterexample": counterexample.extract(excinfo.value if excinfo is not None else None)}
+    if isinstance(exc, (SandboxFailure, ReplyMismatch)):
+        ended["probe"] = exc.probe  # the panel's: the message never names a probe
+    details = ""
     if isinstance(exc, SandboxTimeout):
-        result.status, result.message = Status.TIMEOUT, str(exc)
+        status, message = Status.TIMEOUT, str(exc)
     elif isinstance(exc, (SandboxFailure, SandboxStartError)):
-        result.status, result.message = Status.ERROR, str(exc)
+        status, message = Status.ERROR, str(exc)
         if isinstance(exc, SandboxCrash):
-            result.message += " (exit codes and printed text never count)"
+            message += " (exit codes and printed text never count)"
     elif isinstance(exc, CandidateError):
         # An exception the check did not expect (one it expects is ``candidate_raises``'s assertion): the rule's
         # hint is about an answer that never came, so the scorecard says what raised and where instead.
-        result.status, result.hint = Status.ERROR, None
-        where = raised_where(last_candidate_line(exc.traceback), source_lines)
-        result.message = f"your code raised {exc.type_name}{where}" + (f": {exc.message}" if exc.message else "")
-        result.details = exc.traceback
+        status = Status.ERROR
+        where = raised_where(last_candidate_line(exc.trace), source_lines)
+        message = f"your code raised {exc.type_name}{where}" + (f": {exc.message}" if exc.message else "")
+        details = format_trace(exc.trace, candidate=False)
         # A class name the sandbox sent: kept only when it is one (an identifier), as diagnosis compares it.
-        result.raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
+        ended.update(hint=None, trace=exc.trace,
+                     raised=exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception")
     elif is_assertion(exc):
-        result.status = Status.FAILED
-        text = str(exc)
-        result.message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
-        result.said = text.strip()[:SAID_CAP] or None
-        result.details = report.longreprtext[-4000:]
+        status, text = Status.FAILED, str(exc)
+        message = text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
+        details = report.longreprtext[-4000:]
+        # Its class as pytest names it to a reader (an AssertionError subclass of ours reads as one).
+        ended.update(said=text.strip()[:SAID_CAP] or None,
+                     said_as="Failed" if isinstance(exc, pytest.fail.Exception) else "AssertionError")
     else:
         # Not an assertion about the answer: the check's own code (or a helper, or a fixture) broke. That is a
         # bug in the grader's checks, never the candidate's failure (the grading becomes "not graded").
-        result.status = Status.CHECK_ERROR
+        status = Status.CHECK_ERROR
         text = str(exc).strip().splitlines()[0][:300] if exc is not None and str(exc).strip() else ""
         what = type(exc).__name__ if exc is not None else "an error the judge could not read"
-        result.message = f"the check's own code raised {what}" + (f": {text}" if text else "")
-        result.details = report.longreprtext[-4000:]
+        message = f"the check's own code raised {what}" + (f": {text}" if text else "")
+        details = report.longreprtext[-4000:]
     # Library text (a coloured torch or triton message) reads as words, not as escape codes.
-    result.message, result.details = without_ansi(result.message), without_ansi(result.details)
+    return {**ended, "status": status, "message": without_ansi(message), "details": without_ansi(details)}

@@ -30,7 +30,7 @@ from grader.wire.events import (CheckFinished, Collected, Infra, JudgeEvent, Jud
 from grader.wire.request import GradingRequest
 from grader.wire.spec import CheckSpec
 from grader.reports.model import CheckResult, GuardReason, LoadError, SkipReason, Status, cap_text
-from grader.reports.tracebacks import candidate_traceback, last_candidate_line
+from grader.reports.tracebacks import format_trace, last_candidate_line
 from grader.backends.client import SandboxStartError
 from grader.wire.selfreport import SandboxSummary
 from grader.untrusted import without_ansi
@@ -307,37 +307,37 @@ class GraderPlugin:
             self.session.shouldstop = f"not graded: {self.infra}"
 
     def _outcome(self, spec: CheckSpec, state: dict, record) -> CheckResult:
-        result = CheckResult(id=spec.id, name=spec.name, status=Status.PASSED, score=0.0,
-                             max_score=spec.points, visibility=spec.visibility, hint=spec.hint,
-                             gpu=bool(state.get("gpu")))
+        """The check's result, built once from what the sandbox recorded during it and how it ended."""
+        seen: dict = {}
         if record is not None:
             text = "".join(record.output)
             if record.output_dropped:
                 text += f"\n[... {record.output_dropped} more bytes dropped in the sandbox]"
-            result.output, result.output_truncated = cap_text(text)
-            result.output_truncated = result.output_truncated or record.output_dropped > 0
-            result.forbidden = self.exercise.config.forbidden.named(record.forbidden)
-            result.guard_refused = record.guard_refused
-            result.guard_reason = GuardReason(record.guard_reason) if record.guard_reason else None
+            output, truncated = cap_text(text)
+            seen = {"output": output, "output_truncated": truncated or record.output_dropped > 0,
+                    "forbidden": self.exercise.config.forbidden.named(record.forbidden),
+                    "guard_refused": record.guard_refused,
+                    "guard_reason": GuardReason(record.guard_reason) if record.guard_reason else None}
         report, excinfo = state.get("report"), state.get("excinfo")
         if report is None:
-            result.status, result.message = Status.ERROR, "the check produced no outcome"
+            ended = {"status": Status.ERROR, "message": "the check produced no outcome"}
         elif report.skipped:
-            result.status = Status.SKIPPED
-            result.message = _skip_reason(report)
-            result.skipped_for = state.get("skipped_for")
+            ended = {"status": Status.SKIPPED, "message": _skip_reason(report), "skipped_for": state.get("skipped_for")}
         elif report.failed:
-            classify(result, excinfo, report, self.source_lines)
+            ended = classify(excinfo, report, self.source_lines)
             exc = root(excinfo.value if excinfo else None)
             if isinstance(exc, SandboxStartError):
                 self._infra(str(exc), getattr(exc, "detail", None))
-            if result.not_run and self.load_error is None:
-                self._note_load_error(exc, result.id)
+            if ended.get("not_run") and self.load_error is None:
+                self._note_load_error(exc, spec.id)
+        else:
+            ended = {"status": Status.PASSED}
         # Forbidden calls and tampering the sandbox saw are recorded, not scored here: the judge's
         # decision (grader.host.decision) weighs them with the source audit, for every check at once.
-        if result.status is Status.PASSED:
-            result.score = result.max_score
-        return result
+        fields = {"hint": spec.hint, **seen, **ended}
+        return CheckResult(id=spec.id, name=spec.name, max_score=spec.points, visibility=spec.visibility,
+                           gpu=bool(state.get("gpu")),
+                           score=spec.points if fields["status"] is Status.PASSED else 0.0, **fields)
 
     def _note_load_error(self, exc: CandidateError | SandboxFailure, check: str) -> None:
         """The import's exception, told once for the report: the checks themselves just say "not run"."""
@@ -345,13 +345,14 @@ class GraderPlugin:
             self.load_error = LoadError(found="sandbox", summary=without_ansi(exc.import_summary())[:1000], check=check)
             self._emit(LoadFailed(self.load_error))
             return
-        tb = without_ansi(exc.traceback)
+        trace = exc.trace
         summary = without_ansi(f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name)
         raised = exc.type_name if exc.type_name.isidentifier() and len(exc.type_name) <= 100 else "Exception"
         if exc.is_a(GUARD_ERROR):  # the judge's words, never the sandbox's (grader.host.decision)
-            summary, tb, raised = "the sandbox's subset guard refused a name while the file was imported", "", None
-        self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(tb),
-                                    raised=raised, traceback=candidate_traceback(tb), check=check)
+            summary, trace, raised = "the sandbox's subset guard refused a name while the file was imported", None, None
+        self.load_error = LoadError(found="sandbox", summary=summary[:1000], line=last_candidate_line(trace),
+                                    raised=raised, traceback=format_trace(trace, candidate=True) if trace else "",
+                                    trace=trace, check=check)
         self._emit(LoadFailed(self.load_error))
 
     def pytest_sessionfinish(self, session):

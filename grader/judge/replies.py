@@ -108,7 +108,12 @@ class Reply:
 
 
 class ReplyMismatch(AssertionError):
-    """A probe's reply does not fit its declared shape: the submission's failure on the check."""
+    """A probe's reply does not fit its declared shape: the submission's failure on the check. ``probe`` names
+    the probe for the panel (``CheckResult.probe``); the message never does."""
+
+    def __init__(self, message: str, *, probe: str | None = None):
+        super().__init__(message)
+        self.probe = probe
 
 
 class UndeclaredProbe(Exception):
@@ -235,13 +240,13 @@ def check_reply(probe: str, value, reply: Reply):
     if reply.returned is not None and _fits(value, RETURNED):
         function, returns = reply.returned
         gave = value["returned"] if _DESCRIBED.fullmatch(value["returned"]) else "something else"
-        raise ReplyMismatch(f"{function} must return {returns}; it returned {gave}")
+        raise ReplyMismatch(f"{function} must return {returns}; it returned {gave}", probe=probe)
     miss = _check(value, reply.shape, "")
     if miss is None:
         return value
     where, what = miss
-    raise ReplyMismatch(f"the submission's call returned a reply the judge cannot read (probe {probe!r}): "
-                        f"{'at ' + where + ', ' if where else ''}{what}")
+    raise ReplyMismatch(f"the submission's call returned a reply the judge cannot read: "
+                        f"{'at ' + where + ', ' if where else ''}{what}", probe=probe)
 
 
 #: Where an exercise declares its probes' reply shapes, under ``checks/``.

@@ -6,6 +6,7 @@ sets as Enums, every text the judge's own words.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Literal
 
@@ -14,6 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+#: A forbidden API's name as the judge writes one: a dotted Python name from the exercise's list.
+_API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15}")
+#: What a candidate reads for a hit whose stored name is not one the judge could have written.
+UNNAMED_API = "a forbidden API"
+
+
+def api_name(api: str) -> str:
+    """``api`` when it is a name the judge writes (a dotted Python name, at most 120 characters),
+    else :data:`UNNAMED_API`: a name the sandbox chose never reaches a candidate."""
+    return api if len(api) <= 120 and _API_NAME.fullmatch(api) else UNNAMED_API
 
 
 class ForbiddenHit(_Model):

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from grader.reports.tracebacks import Trace
 from grader.reports.warning import ReportWarning, WarningCode, warnings_read
 # What a report says the submission did outside the rules, re-exported: they were defined here.
 from grader.reports.findings import (FINDING_LABELS, VIOLATION_LABELS, Finding, FindingKind,  # noqa: F401
@@ -134,6 +135,14 @@ class CheckResult(_Model):
     skipped_for: SkipReason | None = Field(
         default=None, description="status skipped by the judge itself, and why: what a candidate's copy decides by "
                                   "(None: a reason the check gave, or a report older than this field)")
+    said_as: str | None = Field(default=None, description="failed: the class name of the assertion (AssertionError, "
+                                                          "pytest's Failed): with `said`, a candidate's details")
+    trace: Trace | None = Field(default=None, description="error: the traceback the sandbox sent, as data (details "
+                                                          "is the panel's text of it); a candidate's copy shows "
+                                                          "the submission's frames only (None: an older report)")
+    probe: str | None = Field(default=None, description="the probe whose call or reply ended the check (a timeout, "
+                                                        "a crash, a reply of the wrong shape): the panel's; "
+                                                        "messages never name it")
 
     @property
     def function(self) -> str:
@@ -172,7 +181,7 @@ class LoadError(_Model):
     ``found="source"``: the judge's own parse of the file failed (a syntax error), known before anything ran.
     ``found="sandbox"``: importing the file raised, crashed or ran past its deadline in the sandbox (a
     NameError at module level, a missing module, an import that never ends); the text came from the
-    untrusted worker, its frames already cut to the candidate's own.
+    untrusted worker as data (``trace``), formatted by the judge with the candidate's own frames only.
     ``found="stub"``: the file is the exercise's stub byte for byte: nothing of the candidate's to run.
     The judge answers ``source`` and ``stub`` alone, without a sandbox (``grader.host.grading``).
     """
@@ -183,6 +192,8 @@ class LoadError(_Model):
     raised: str | None = Field(default=None, description="sandbox: the class name of the exception importing raised "
                                                          "(None: the import crashed the sandbox or never finished)")
     traceback: str = Field(default="", description="the candidate's frames of the import traceback")
+    trace: Trace | None = Field(default=None, description="sandbox: the import's traceback as data, what "
+                                                          "`traceback` is formatted from (None: an older report)")
     check: str | None = Field(default=None, description="the check whose first call imported the file (sandbox "
                                                         "only); when it is hidden, a candidate's copy withholds "
                                                         "the text, which could hold that check's inputs")

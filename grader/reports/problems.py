@@ -12,7 +12,6 @@ The JSON report stays per check.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from grader.reports.tracebacks import candidate_traceback
 from grader.reports.views import CheckView
 
 
@@ -38,9 +37,7 @@ class ProblemGroup:
 
 
 def _key(c: CheckView) -> tuple:
-    # The candidate's frames only: the same bug reached through two probes is the same bug.
-    details = candidate_traceback(c.details) if c.status != "failed" else c.details
-    return c.status, c.message.strip(), details.strip(), c.output, c.output_truncated
+    return c.status, c.message.strip(), c.own_details.strip(), c.output, c.output_truncated
 
 
 def group_problems(problems: list[CheckView]) -> list[ProblemGroup]:

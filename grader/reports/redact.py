@@ -11,14 +11,22 @@ reads is the judge's: the only sandbox text kept is what visible checks said. Th
 from __future__ import annotations
 
 import hashlib
-import re
 
+from grader.reports.findings import api_name
 from grader.reports.model import CheckResult, LoadError, Report, SkipReason, Status, Visibility, split_check_id
-from grader.reports.tracebacks import candidate_traceback
+from grader.reports.tracebacks import format_trace
+from grader.untrusted import without_ansi
 
 #: Fields of a hidden check that may carry its inputs, expected values or the candidate's output on them.
-WITHHELD = {"message": "", "details": "", "counterexample": None, "hint": None, "forbidden": [], "output": "",
-            "output_truncated": False, "raised": None, "duration_s": None, "check_error": None, "said": None}
+WITHHELD = {"message": "", "said": None, "details": "", "counterexample": None, "hint": None, "forbidden": [],
+            "output": "", "output_truncated": False, "raised": None, "duration_s": None, "check_error": None,
+            "said_as": None, "trace": None, "probe": None}
+
+#: Fields of any check a candidate's copy drops: the sandbox's frames and the names of the grader's probes
+#: are the panel's (a visible check's details are rebuilt from the first, by ``candidate_details``).
+PANEL_ONLY = {"tampered": [], "trace": None, "probe": None}
+#: What a check whose own code raised said, withheld from a candidate: its text is the grader's bug.
+CHECK_TEXT = {"details": "", "said": None, "said_as": None}
 
 #: How the judge words a GPU check skipped without a GPU (``grader.backends.gpu.gpu_skip_reason``), before its detail.
 NO_GPU = "no GPU in the sandbox"
@@ -30,19 +38,9 @@ CHECK_ERROR_MESSAGE = "this check's own code raised an error: a bug in the grade
 CHECK_COUNTED_MESSAGE = ("this check could not go on with your answer (its own code raised an error it does not "
                          "raise on the exercise's reference): counted as a failure")
 
-#: A forbidden API's name as the judge writes one: a dotted Python name from the exercise's list.
-_API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15}")
-#: What a candidate reads for a hit whose stored name is not one the judge could have written.
-UNNAMED_API = "a forbidden API"
 #: What a candidate reads for tampering the sandbox's own nets reported in their words (reports made
 #: before those nets were removed): the finding stands, its text is not the judge's.
 SANDBOX_TAMPERING = "the sandbox reported tampering during a check"
-
-
-def api_name(api: str) -> str:
-    """``api`` when it is a name the judge writes (a dotted Python name, at most 120 characters),
-    else :data:`UNNAMED_API`: a name the sandbox chose never reaches a candidate."""
-    return api if len(api) <= 120 and _API_NAME.fullmatch(api) else UNNAMED_API
 
 
 def for_audience(report: Report, audience: str) -> Report:
@@ -61,13 +59,13 @@ def for_audience(report: Report, audience: str) -> Report:
                                    **({"message": NO_GPU} if c.status is Status.SKIPPED
                                       and c.skipped_for is SkipReason.NO_GPU else {})})
               if c.id in names
-              else c.model_copy(update={"details": "", "message": CHECK_ERROR_MESSAGE, "tampered": []})
+              else c.model_copy(update={**PANEL_ONLY, **CHECK_TEXT, "message": CHECK_ERROR_MESSAGE})
               if c.status is Status.CHECK_ERROR
-              else c.model_copy(update={"details": "", "message": CHECK_COUNTED_MESSAGE, "check_error": None,
-                                        "tampered": []})
+              else c.model_copy(update={**PANEL_ONLY, **CHECK_TEXT, "message": CHECK_COUNTED_MESSAGE,
+                                        "check_error": None})
               if c.check_error is not None
-              else c.model_copy(update={"details": candidate_details(c), "message": without_probe_names(c.message),
-                                        "forbidden": [api_name(a) for a in c.forbidden], "tampered": []})
+              else c.model_copy(update={**PANEL_ONLY, "details": candidate_details(c),
+                                        "forbidden": [api_name(a) for a in c.forbidden]})
               for c in report.checks]
     # A runtime hit names the check it happened in by id; a hidden check's id can hold its inputs.
     forbidden = [h.model_copy(update={"api": api_name(h.api),
@@ -97,21 +95,9 @@ def candidate_load_error(error: LoadError | None, hidden: dict[str, str]) -> Loa
         return error
     if error.check in hidden:
         return LoadError(found=error.found, summary=WITHHELD_LOAD_ERROR)
-    return error.model_copy(update={"check": None, "traceback": candidate_traceback(error.traceback)})
-
-
-#: How the judge's sandbox client names a probe in its messages ("the call to 'clip' ran past ...").
-_PROBE_NAME = re.compile(r"\b(?:the call to|during the call to|result for) '[A-Za-z_][A-Za-z0-9_]*'")
-#: How a reply that does not fit its shape names its probe (grader.judge.replies).
-_REPLY_PROBE = re.compile(r" \(probe '[A-Za-z_][A-Za-z0-9_]*'\)")
-
-
-def without_probe_names(message: str) -> str:
-    """A check's message without the grader's internal probe names, which mean nothing to a candidate."""
-    def plain(match: re.Match) -> str:
-        return {"the call to": "a call", "during the call to": "during a call", "result for": "result for a call"}[
-            match.group().rsplit(" '", 1)[0]]
-    return _PROBE_NAME.sub(plain, _REPLY_PROBE.sub("", message))
+    # The text is rebuilt from the frames as data; a report older than them shows none, rather than parse it.
+    return error.model_copy(update={"check": None, "trace": None,
+                                    "traceback": format_trace(error.trace, candidate=True) if error.trace else ""})
 
 
 def opaque_id(check_id: str) -> str:
@@ -141,27 +127,13 @@ def candidate_names(checks: list[CheckResult]) -> dict[str, str]:
     return names
 
 
-#: Where hypothesis starts restating the example; the scorecard shows the shrunk counterexample apart.
-_EXAMPLE_STARTS = ("Failing test case", "Falsifying example", "Falsifying explicit example", "Failing explicit example")
-
-
 def candidate_details(check: CheckResult) -> str:
-    """A visible check's details as a candidate sees them: what was wrong, not where in our code.
+    """A visible check's details as a candidate sees them, from fields: what was wrong, not where in our code.
 
-    A failed check's details are pytest's traceback through the judge (the check,
-    ``grader.judge.expect``, hypothesis). The candidate needs its ``E`` lines, the
-    explanation, and not our frames. An error's details are the traceback the sandbox
-    sent: untrusted, and with the probes' frames in it; the candidate gets their own frames.
+    A failed check's are the assertion the judge raised (its class, its whole text), never our frames. An
+    error's are the traceback the sandbox sent, as data: only the submission's frames are shown. A report
+    without those fields (older than them) shows none: withheld, never parsed out of the panel's text.
     """
-    if check.status is not Status.FAILED:
-        return candidate_traceback(check.details)
-    kept = []
-    for line in check.details.splitlines():
-        if not line.startswith("E"):
-            continue  # a frame: a path, a line of judge code
-        text = line[1:].strip()
-        if text.startswith(_EXAMPLE_STARTS):
-            break
-        if not text.startswith("(note:"):
-            kept.append(text)
-    return "\n".join(kept).strip()
+    if check.status is Status.FAILED:
+        return without_ansi(check.said_as + (f": {check.said}" if check.said else "")) if check.said_as else ""
+    return format_trace(check.trace, candidate=True) if check.trace is not None else ""

@@ -14,6 +14,7 @@ from typing import Literal
 from grader.errors import UsageError
 from grader.reports.headline import fmt_points
 from grader.reports.model import CheckResult, Diagnosis, FollowUp, Status, Visibility, not_run_message
+from grader.reports.tracebacks import format_trace
 
 
 Audience = Literal["panel", "candidate"]
@@ -52,6 +53,9 @@ class CheckView:
     output_truncated: bool
     duration_s: float | None
     not_run: bool = False  # the file did not import: the cause is the view's load_error
+    #: What a candidate reads of an error's traceback (the submission's frames), what grouping compares: the same
+    #: bug reached through two probes is the same bug. A failed check's, or a view without frames: its details.
+    own_details: str = ""
 
     @property
     def summary(self) -> str:
@@ -180,8 +184,11 @@ def check_view(c: CheckResult, *, redacted_copy: bool, graded: bool) -> CheckVie
         points=f"{fmt_points(c.score)}/{fmt_points(c.max_score)}" if graded else "—",
         hidden=hidden,
         redacted=hidden and redacted_copy,
-        message=c.message,
+        # The probe is named from its field, for the panel (a candidate's copy has none): messages never name it.
+        message=c.message + (f" (probe {c.probe!r})" if c.probe else ""),
         details=c.details,
+        own_details=(format_trace(c.trace, candidate=True) if c.trace is not None and c.status is not Status.FAILED
+                     else c.details),
         counterexample=c.counterexample,
         hint=c.hint,
         forbidden=list(c.forbidden),  # report-level hits still name the API

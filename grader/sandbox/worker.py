@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import linecache
 import os
 import signal
 import sys
@@ -94,13 +95,18 @@ def apply_rlimits(specs: list[str]) -> dict:
     return {"rlimits_applied": applied, "rlimits_failed": failed}
 
 
-def _candidate_traceback(exc: BaseException, keep_dirs: tuple[str, ...]) -> str:
-    """The traceback with the worker's own frames removed: the candidate sees their bug, not ours."""
+#: Frames an error record keeps (the innermost: a deep recursion keeps its end); the judge accepts no more.
+MAX_FRAMES = 100
+
+
+def _trace(exc: BaseException, keep_dirs: tuple[str, ...]) -> dict:
+    """The traceback as data, without the worker's own frames: each kept frame's fields, and the exception's
+    own lines. The judge formats it, and decides which frames are the candidate's."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(keep_dirs)]
-    lines = ["Traceback (most recent call last):\n"] if frames else []
-    lines += traceback.format_list(frames)
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)[-6000:]
+    return {"frames": [{"file": f.filename[-1000:], "line": f.lineno or 0, "function": f.name[:300],
+                        "source": linecache.getline(f.filename, f.lineno or 0)[:2000], "end_line": f.end_lineno,
+                        "column": f.colno, "end_column": f.end_colno} for f in frames[-MAX_FRAMES:]],
+            "exception": "".join(traceback.format_exception_only(type(exc), exc))[-6000:]}
 
 
 def _error(exc: BaseException, keep_dirs) -> dict:
@@ -113,7 +119,7 @@ def _error(exc: BaseException, keep_dirs) -> dict:
         "qualnames": [c.__name__ for c in type(exc).__mro__][:20],
         "builtin": type(exc).__module__ == "builtins",
         "message": message,
-        "traceback": _candidate_traceback(exc, keep_dirs),
+        "trace": _trace(exc, keep_dirs),
     }
 
 
@@ -181,7 +187,8 @@ class Worker:
                            "output": reply["output"], "output_dropped": reply["output_dropped"],
                            "forbidden": reply["forbidden"],
                            "error": {"type": "ResultNotSendable", "qualnames": ["ResultNotSendable"],
-                                     "builtin": False, "message": str(e), "traceback": ""}})
+                                     "builtin": False, "message": str(e),
+                                     "trace": {"frames": [], "exception": ""}}})
 
 
 def warm_up() -> None:

@@ -1,7 +1,7 @@
 """The candidate's exception as the sandbox reports it: one typed record, validated on the judge's side.
 
 The worker (and probes that catch an exception to report it) turns an exception into plain data: type
-name, its classes' names, whether it is a builtin, message, traceback. It comes from the sandbox,
+name, its classes' names, whether it is a builtin, message, traceback frames. It comes from the sandbox,
 where the candidate can forge anything, so the judge reads it through :func:`read_error_record`: a
 record of the wrong shape raises :class:`MalformedErrorRecord`, a protocol violation that fails the
 check with a message, never a ``KeyError`` or ``TypeError``.
@@ -14,11 +14,11 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from grader.errors import describe_invalid
+from grader.reports.tracebacks import Trace
 
-#: The worker sends at most 2000 characters of message and 6000 of traceback; a check may add context
-#: (ddp_step names the rank). Beyond these, a record is not an honest worker's.
+#: The worker sends at most 2000 characters of message; a check may add context (ddp_step names the rank).
+#: Beyond this, a record is not an honest worker's (its traceback's bounds are ``Trace``'s).
 MAX_MESSAGE = 10_000
-MAX_TRACEBACK = 10_000
 MAX_QUALNAMES = 64  # the worker sends 20 classes of the exception's MRO
 _Name = Annotated[str, StringConstraints(max_length=300)]
 
@@ -38,8 +38,10 @@ class ErrorRecord(BaseModel):
                                    description="the class names of its MRO, itself first: what `is_a` matches")
     builtin: bool = Field(description="a builtin exception class (ValueError), not one the candidate defined")
     message: Annotated[str, StringConstraints(max_length=MAX_MESSAGE)]
-    traceback: Annotated[str, StringConstraints(max_length=MAX_TRACEBACK)] = Field(
-        description="the candidate's frames only; empty when a probe caught the exception")
+    trace: Trace = Field(default_factory=Trace,
+                         description="the frames the worker kept (the submission's and the probes') and the "
+                                     "exception's own lines: data the judge formats; none when a probe "
+                                     "reported the exception itself")
 
 
 def read_error_record(data: object) -> ErrorRecord:

@@ -4,7 +4,7 @@ No grading: each mutant's signature in ``exercises/<ex>/mistakes.json`` is the s
 validate saw it fail, which is exactly what a grading of that file would match. Three figures,
 side by side:
 
-* held-in: each mutant of ``mutants/`` against the record it is in: named itself (alone or in a tie)?
+* held-in: each mutant of ``mutants/`` against the record it is in: named itself (a tie names neither)?
   And every mutant (more_mutants/ too) against the stored record, which holds both.
 * held-out: each mutant of ``more_mutants/`` against a record of ``mutants/`` only (what CI's
   ``validate --record`` without ``--more`` would hold): any name is a mistake that is not the file's;
@@ -138,9 +138,10 @@ def records_only() -> None:
                 loo_named += 1
                 loo_tied += all(sig(x) == sig(m) for x in without.mutants if x.name in got)
     print("\n".join(rows))
-    print(f"held-in mutants named as themselves: {held_self}/{held} ({held_alone} alone, the rest in a tie)")
+    print(f"held-in mutants named as themselves: {held_self}/{held} ({held_alone} alone; the rest tie with a mutant "
+          "whose checks say exactly the same, and a tie names neither)")
     print(f"every mutant against the stored record (mutants/ and more_mutants/): {every_self}/{every} named itself "
-          "(the rest lost a tie of more than 3 to held-in mutants)")
+          "(the rest tie with another recorded mutant: named neither)")
     print(f"held-out (more_mutants vs a held-in record): {out_named}/{out_n} given a wrong name "
           f"({out_tied} of them a tie on an identical signature, {out_named - out_tied} a partial match), "
           f"{out_n - out_named} no diagnosis")

@@ -5,7 +5,7 @@ import re
 import pytest
 import torch
 
-from grader.judge import CandidateError, Opaque, candidate_raises, expect_raised, expect_tensor
+from grader.judge import CandidateError, Opaque, candidate_raises, expect_each_raises, expect_raised, expect_tensor
 
 
 def error(type_name, qualnames, message="boom"):
@@ -56,6 +56,31 @@ def test_candidate_raises_starts_its_message_with_what_was_tried():
     with pytest.raises(AssertionError, match=r"^f\(1\): expected ValueError, but the code raised TypeError: boom$"):
         with candidate_raises("ValueError", what="f(1)"):
             raise error("TypeError", ["TypeError"])
+
+
+def test_what_the_code_did_instead_tells_two_mistakes_that_both_raise_nothing_apart():
+    """A label without weight weighed 0 and weighed 1 both raise nothing; what each did instead is the evidence."""
+    for drawn in (0, 97):
+        with pytest.raises(AssertionError, match=rf"nothing was raised \(instead: drawn {drawn} times\)$"):
+            with candidate_raises("ValueError", what="f()", otherwise=lambda drawn=drawn: f"drawn {drawn} times"):
+                pass
+    with pytest.raises(AssertionError, match=r"nothing was raised$"):  # nothing to add
+        with candidate_raises("ValueError", otherwise=lambda: None):
+            pass
+    with candidate_raises("ValueError", otherwise=lambda: pytest.fail("asked although the code raised")):
+        raise error("ValueError", ["ValueError", "Exception"])
+
+
+def test_every_call_is_tried_so_refusing_nothing_and_missing_one_case_say_different_things():
+    def refuses(*bad):
+        return lambda n: (_ for _ in ()).throw(error("ValueError", ["ValueError"], f"bad n={n}")) if n in bad else None
+    calls = lambda code: [(f"f({n})", "n=", lambda n=n: code(n)) for n in (0, -1, -2)]  # noqa: E731
+    expect_each_raises("ValueError", calls(refuses(0, -1, -2)))  # every case refused: passes
+    with pytest.raises(AssertionError, match=r"^f\(0\): expected ValueError to be raised, but nothing was raised$"):
+        expect_each_raises("ValueError", calls(refuses(-1, -2)))
+    with pytest.raises(AssertionError, match=r"^3 of 3 calls did not raise ValueError as they should:\nf\(0\): .*\n"
+                                             r"f\(-1\): .*\nf\(-2\): expected ValueError to be raised"):
+        expect_each_raises("ValueError", calls(refuses()))
 
 
 def raised(type_name, qualnames, message="boom"):

@@ -1,11 +1,11 @@
 """The judge zone: trusted code that runs the hidden checks and scores them.
 
 The check kit, what an exercise's checks import (``from grader.judge import ...``): calling probes
-(``call``, ``expect_returned``, ``candidate_raises``, ``expect_raised``, ``CandidateError``); tensors
-(``expect_tensor``, ``expect_close``, ``expect_gradient``); numbers (``expect_scalar``,
-``expect_bounded``: NaN and inf never pass); nested data (``expect_equal``, ``first_difference``);
-``Tolerances``, ``EXACT``; strategies (``seeds``, ``shapes``); statistics (``expect_fits``, ``ks_*``);
-``weights_only_refusal``, ``Opaque``; the ``sandbox`` fixture and markers of ``grader.judge.plugin``.
+(``call``, ``expect_returned``, ``candidate_raises``, ``expect_each_raises``, ``expect_raised``,
+``CandidateError``); tensors (``expect_tensor``, ``expect_close``, ``expect_gradient``); numbers
+(``expect_scalar``, ``expect_bounded``: NaN and inf never pass); nested data (``expect_equal``,
+``first_difference``); ``Tolerances``, ``EXACT``; strategies (``seeds``, ``shapes``); statistics
+(``expect_fits``, ``ks_*``); ``weights_only_refusal``, ``Opaque``; the ``sandbox`` fixture and markers.
 Exports load lazily: the grading parent imports ``grader.host.runner`` and must not pay for torch.
 """
 
@@ -24,6 +24,7 @@ _EXPORTS = {
     "expect_close": "grader.judge.expect",
     "expect_gradient": "grader.judge.expect",
     "expect_raised": "grader.judge.expect",
+    "expect_each_raises": "grader.judge.expect",
     "expect_tensor": "grader.judge.expect",
     "expect_bounded": "grader.judge.numbers",
     "expect_scalar": "grader.judge.numbers",

@@ -8,6 +8,8 @@ numbers are compared through ``grader.judge.numbers`` (NaN-proof).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import re
 from contextlib import contextmanager
 
@@ -64,7 +66,8 @@ def expect_gradient(value, name: str, like: torch.Tensor, *, why: str | None = N
 
 
 @contextmanager
-def candidate_raises(exception: str, *, match: str | None = None, what: str | None = None):
+def candidate_raises(exception: str, *, match: str | None = None, what: str | None = None,
+                     otherwise: Callable[[], str | None] | None = None):
     """Assert the sandbox call inside the block raised ``exception`` (by class name, subclasses too).
 
     ``match`` is a regular expression searched in the exception's message, as in
@@ -72,7 +75,8 @@ def candidate_raises(exception: str, *, match: str | None = None, what: str | No
     in the sandbox and only its name and message come back. ``NotImplementedError``
     (an untouched stub) never counts as a ``RuntimeError`` it happens to subclass, and an
     exception raised while the file was imported never counts at all. ``what`` (the
-    call, the input) starts the message, for a check that tries several.
+    call, the input) starts the message, for a check that tries several; ``otherwise``, when nothing was
+    raised, says what the code did instead (two mistakes that both raise nothing then fail saying different things).
     """
     def fail(message: str) -> AssertionError:
         return AssertionError(f"{what}: {message}" if what else message)
@@ -90,7 +94,27 @@ def candidate_raises(exception: str, *, match: str | None = None, what: str | No
         if match is not None and not re.search(match, e.message):
             raise fail(f"{exception} raised, but its message {e.message!r} does not match {match!r}") from None
         return
-    raise fail(f"expected {exception} to be raised, but nothing was raised")
+    note = otherwise() if otherwise is not None else None
+    instead = f" (instead: {note})" if note else ""
+    raise fail(f"expected {exception} to be raised, but nothing was raised{instead}")
+
+
+def expect_each_raises(exception: str, calls: Sequence[tuple[str, str | None, Callable[[], object]]]) -> None:
+    """``candidate_raises`` for each ``(what, match, call)``, all of them tried: one that does not raise as it should
+    fails the check with its own message; several fail it naming each ("3 of 6 calls ..."), so code that refuses
+    nothing and code that misses one case are told apart, and a candidate learns every case at once."""
+    missed = []
+    for what, match, call in calls:
+        try:
+            with candidate_raises(exception, match=match, what=what):
+                call()
+        except AssertionError as e:
+            missed.append(str(e))
+    if len(missed) == 1:
+        raise AssertionError(missed[0])
+    if missed:
+        raise AssertionError(f"{len(missed)} of {len(calls)} calls did not raise {exception} as they should:\n"
+                             + "\n".join(missed))
 
 
 def expect_raised(raised: dict | None, exception: str, *, what: str, match: str | None = None) -> None:

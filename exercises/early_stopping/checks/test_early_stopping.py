@@ -20,7 +20,7 @@ from _early_stopping_helpers import (
     patiences,
     random_weights,
 )
-from grader.judge import candidate_raises, expect_equal, expect_raised, seeds
+from grader.judge import expect_each_raises, expect_equal, expect_raised, seeds
 
 
 def _run(sandbox, kwargs: dict, metrics: list[float]) -> None:
@@ -122,10 +122,10 @@ def test_rejects_bad_arguments(sandbox):
         ({"mode": "avg"}, "mode"),
         ({"mode": "minimum"}, "mode"),
     ]
-    for kwargs, name in bad:
-        args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-        with candidate_raises("ValueError", match=name, what=f"EarlyStopping({args})"):
-            sandbox.call("es_init", **kwargs)
+    expect_each_raises("ValueError", [
+        (f"EarlyStopping({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})", name,
+         lambda kwargs=kwargs: sandbox.call("es_init", **kwargs))
+        for kwargs, name in bad])
 
 
 # ----------------------------------------------------------------------- snapshots

@@ -8,7 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from _weighted_sharded_sampler_helpers import BIG, chi_square, describe, indices, labelled, probabilities
-from grader.judge import candidate_raises, seeds
+from grader.judge import CandidateError, candidate_raises, seeds
 
 IMBALANCED = [0, 0, 0, 0, 0, 0, 1, 1, 2]
 #: The signature's default seed, as the README states it.
@@ -194,5 +194,23 @@ def test_rejects_bad_arguments(sandbox):
     ]
     for labels, kwargs, name in bad:
         args = "".join(f", {k}={v!r}" for k, v in kwargs.items())
-        with candidate_raises("ValueError", match=name, what=f"WeightedShardedSampler({labels}{args})"):
+        with candidate_raises("ValueError", match=name, what=f"WeightedShardedSampler({labels}{args})",
+                              otherwise=lambda labels=labels, kwargs=kwargs: _drawn_without_weight(sandbox, labels,
+                                                                                                   kwargs)):
             sandbox.call("init", labels, **kwargs)
+
+
+def _drawn_without_weight(sandbox, labels: list[int], kwargs: dict) -> str | None:
+    """What a sampler that accepted a label without weight does with it (how often one pass draws it), or None."""
+    weighted = {c for c, _ in kwargs.get("class_weights") or []}
+    missing = {i for i, c in enumerate(labels) if c not in weighted}
+    if not missing or not kwargs.get("class_weights"):
+        return None
+    n, what = 300, describe(labels, {**kwargs, "num_samples": 300})
+    try:
+        one_pass = _passes(sandbox, labels, {**kwargs, "num_samples": n})["passes"][0]
+        drawn = indices(one_pass, len(labels), n, what)
+    except (AssertionError, CandidateError):  # it cannot draw either: that it accepted the label is all there is
+        return None
+    hits = sum(1 for i in drawn.tolist() if i in missing)
+    return f"a pass of {n} draws drew the labels without a weight {hits} times"

@@ -152,7 +152,9 @@ def report(figures: Figures, out=print) -> float:
     pages = [s for kind in PAGES for s in figures.samples[kind]]
     for kind in PAGES:
         values = figures.samples[kind]
-        out(f"{kind:7s} n={len(values):4d}  p50={_p(values, .5) * 1000:7.1f} ms  p95={_p(values, .95) * 1000:7.1f} ms")
+        inside = figures.server[kind]
+        out(f"{kind:7s} n={len(values):4d}  p50={_p(values, .5) * 1000:7.1f} ms  p95={_p(values, .95) * 1000:7.1f} ms"
+            f"  (in the server: p50={_p(inside, .5) * 1000:6.1f} ms  p95={_p(inside, .95) * 1000:6.1f} ms)")
     p95 = _p(pages, .95)
     out(f"pages   n={len(pages):4d}  p50={_p(pages, .5) * 1000:7.1f} ms  p95={p95 * 1000:7.1f} ms  "
         f"answered={figures.answered}/{figures.asked}  runs queued={figures.runs_queued}")
